@@ -1,0 +1,76 @@
+"""The two interfaces the loop is driven by: a model and a tool executor.
+
+Providers implement `Model`; `rune_lsp.tools` implements `ToolExecutor`. The loop imports neither
+of them, which is what lets its tests run on a scripted model and a fake executor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from pydantic import BaseModel
+
+from rune_lsp.loop.state import (
+    Message,
+    ModelCapabilities,
+    ModelTurn,
+    PreparedChange,
+    ToolOutcome,
+    ToolSpec,
+)
+
+
+class ModelError(Exception):
+    """A provider failure the user can act on; its text ends the run as `failed`."""
+
+
+class ToolsUnsupportedError(ModelError):
+    """The server refused native `tools`; the loop retries the turn with the text protocol."""
+
+
+class Model(Protocol):
+    async def capabilities(self) -> ModelCapabilities:
+        """Cached per model; tells the loop whether to use native tools or the text protocol."""
+        ...
+
+    async def chat(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        *,
+        on_delta: Callable[[str], None] | None = None,
+    ) -> ModelTurn:
+        """One model call. `tools` is empty for the text protocol and the final synthesis."""
+        ...
+
+
+class ToolDefinition(Protocol):
+    @property
+    def spec(self) -> ToolSpec: ...
+
+    @property
+    def arguments_model(self) -> type[BaseModel]: ...
+
+
+class ToolExecutor(Protocol):
+    """Runs read-only tools, prepares mutating ones, applies them after approval.
+
+    `prepare` computes the change and writes nothing. `recheck` and `apply` validate the
+    sandbox and the target again at dispatch time, so an approval given earlier cannot land on a
+    path the rules now forbid or on text that changed since the proposal (`stale`).
+    """
+
+    def definitions(self) -> Sequence[ToolDefinition]: ...
+
+    async def execute(self, name: str, arguments: BaseModel) -> ToolOutcome: ...
+
+    async def prepare(
+        self, name: str, arguments: BaseModel, *, call_id: str, edit_id: str, reason: str
+    ) -> PreparedChange | ToolOutcome: ...
+
+    async def recheck(self, change: PreparedChange) -> ToolOutcome | None:
+        """None when the change may still be applied; else the refusal (denied or stale)."""
+        ...
+
+    async def apply(self, change: PreparedChange) -> ToolOutcome: ...

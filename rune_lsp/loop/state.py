@@ -1,0 +1,352 @@
+"""Typed data of the agent loop: messages, calls, results, pending changes, events, results.
+
+Everything that crosses the loop's boundary is defined here, and everything that must survive a
+server restart (the pending state) is a pydantic model that round-trips through JSON.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+Role = Literal["system", "user", "assistant", "tool"]
+ToolStatus = Literal["ok", "failed", "denied", "skipped"]
+EditStatus = Literal["applied", "partial", "rejected", "stale", "pending"]
+Outcome = Literal["completed", "incomplete", "failed", "cancelled", "superseded"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class _Wire(BaseModel):
+    """Models whose JSON is public (CONTRACT section 6): camelCase keys."""
+
+    model_config = ConfigDict(frozen=True, alias_generator=to_camel, populate_by_name=True)
+
+
+# --- what the model sees and says -------------------------------------------------------------
+
+
+class ToolCall(_Frozen):
+    """A normalised call: an id the runtime guarantees, arguments always an object."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class Message(_Frozen):
+    """One provider-agnostic chat message; providers map it onto their wire format."""
+
+    role: Role
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None  # role == "tool": the call this result answers
+    name: str | None = None  # role == "tool": the tool's name (Ollama wants it)
+
+
+class RawToolCall(_Frozen):
+    """A call as a provider parsed it, before the loop normalises it.
+
+    `arguments` is whatever came over the wire: an object, a JSON string, or garbage.
+    """
+
+    id: str | None = None
+    name: str = ""
+    arguments: Any = None
+
+
+class Usage(_Frozen):
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+class ModelTurn(_Frozen):
+    """What one model call returned."""
+
+    text: str = ""  # visible answer text (thinking excluded)
+    tool_calls: tuple[RawToolCall, ...] = ()
+    thinking: str | None = None
+    usage: Usage = Usage()
+    finish_reason: str | None = None
+
+
+class ModelCapabilities(_Frozen):
+    native_tools: bool = True
+    thinking: bool = False
+    context_length: int | None = None  # tokens the model was trained for; None = unknown
+
+
+class ToolSpec(_Frozen):
+    """A tool as described to the model (its JSON schema comes from a pydantic model)."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    mutating: bool = False
+
+
+# --- what tools return --------------------------------------------------------------------------
+
+
+class ToolOutcome(_Frozen):
+    """The result of executing (or refusing) one call; `content` is what the model reads."""
+
+    status: ToolStatus
+    content: str
+    # Set for mutating calls once decided: what happened to the change itself.
+    edit_status: EditStatus | None = None
+
+    @property
+    def is_failure(self) -> bool:
+        return self.status in ("failed", "denied")
+
+
+class PreparedEdit(_Frozen):
+    """A computed file change, nothing written. `old_text` None means the file is new.
+
+    Keeping the text it was computed from lets apply tell a stale target from a good one.
+    """
+
+    kind: Literal["edit"] = "edit"
+    edit_id: str
+    call_id: str
+    tool: Literal["edit_file", "write_file"]
+    path: str  # absolute, already through the sandbox
+    old_text: str | None
+    new_text: str
+    reason: str = ""  # the model's words around the call, shown to the reviewer
+
+
+class PreparedCommand(_Frozen):
+    kind: Literal["command"] = "command"
+    edit_id: str
+    call_id: str
+    tool: Literal["run_command"] = "run_command"
+    command: str
+    cwd: str
+    reason: str = ""
+
+
+PreparedChange = Annotated[PreparedEdit | PreparedCommand, Field(discriminator="kind")]
+
+
+# --- decisions on pending changes ---------------------------------------------------------------
+
+
+class Approve(_Frozen):
+    """The user accepted; the executor re-checks the rules and then performs the change."""
+
+    kind: Literal["approve"] = "approve"
+
+
+class Reject(_Frozen):
+    kind: Literal["reject"] = "reject"
+    reason: str = ""
+
+
+class Landed(_Frozen):
+    """The editor applied (or refused) the change itself, e.g. VS Code's refactor preview.
+
+    `detail` tells the model what happened, e.g. which hunks were kept in a partial accept.
+    """
+
+    kind: Literal["landed"] = "landed"
+    status: Literal["applied", "partial", "rejected", "stale"]
+    detail: str = ""
+
+
+Decision = Annotated[Approve | Reject | Landed, Field(discriminator="kind")]
+
+
+# --- the serializable state of a paused or running run -----------------------------------------
+
+
+class CallRecord(_Frozen):
+    """One line of the compact tool-call log (receipts)."""
+
+    call_id: str
+    name: str
+    arguments: str  # canonical JSON, bounded
+    status: ToolStatus
+    digest: str  # bounded head of the result the model read
+    iteration: int
+    started_at: float
+    duration_ms: float
+
+
+class EditRecord(_Wire):
+    """An edit as reported in the run result (CONTRACT section 6)."""
+
+    edit_id: str
+    tool: str
+    path: str  # workspace-relative when possible; the command for run_command
+    status: EditStatus
+    detail: str = ""
+
+
+class TurnRecord(_Frozen):
+    iteration: int
+    usage: Usage
+    finish_reason: str | None = None
+    duration_ms: float = 0.0
+
+
+class RepeatEntry(_Frozen):
+    """Exact-repeat bookkeeping for one call signature."""
+
+    result_hash: str
+    count: int
+
+
+class BreakerEntry(_Frozen):
+    signature: str
+    failures: int
+
+
+class RunState(BaseModel):
+    """Everything the runtime needs to continue a run, JSON round-trippable.
+
+    Persisted whenever the run pauses for review, so a new process can resume it.
+    """
+
+    model_config = ConfigDict(frozen=False)
+
+    run_id: str
+    iteration_budget: int
+    iterations_used: int = 0
+    native_tools: bool = True
+    messages: list[Message] = Field(default_factory=list)
+    # Calls of the current turn, in the model's order, and the results known so far.
+    turn_calls: list[ToolCall] = Field(default_factory=list)
+    turn_results: dict[str, ToolOutcome] = Field(default_factory=dict)
+    pending: list[PreparedChange] = Field(default_factory=list)
+    decisions: dict[str, Decision] = Field(default_factory=dict)  # edit_id -> decision
+    breaker: BreakerEntry | None = None
+    repeats: dict[str, RepeatEntry] = Field(default_factory=dict)
+    call_log: list[CallRecord] = Field(default_factory=list)
+    edits: list[EditRecord] = Field(default_factory=list)
+    turns: list[TurnRecord] = Field(default_factory=list)
+    used_tools: bool = False
+    next_call_number: int = 1
+    next_edit_number: int = 1
+
+    def decide(self, edit_id: str, decision: Approve | Reject | Landed) -> None:
+        if not any(p.edit_id == edit_id for p in self.pending):
+            raise KeyError(f"no pending edit {edit_id!r} in run {self.run_id}")
+        self.decisions[edit_id] = decision
+
+    def approve_all(self) -> None:
+        for change in self.pending:
+            self.decisions[change.edit_id] = Approve()
+
+    def reject_all(self, reason: str = "") -> None:
+        for change in self.pending:
+            self.decisions[change.edit_id] = Reject(reason=reason)
+
+    @property
+    def undecided(self) -> list[PreparedChange]:
+        return [p for p in self.pending if p.edit_id not in self.decisions]
+
+
+# --- what a run ends with -----------------------------------------------------------------------
+
+
+class ToolCallSummary(_Wire):
+    name: str
+    status: ToolStatus
+
+
+class RunResult(_Wire):
+    """The run result of CONTRACT section 6 (front ends fill `verified` and `receipt`)."""
+
+    run_id: str
+    outcome: Outcome
+    answer: str = ""
+    error: str | None = None
+    iterations_used: int = 0
+    iteration_budget: int
+    edits: tuple[EditRecord, ...] = ()
+    tool_calls: tuple[ToolCallSummary, ...] = ()
+    verified: bool | None = None
+    receipt: str | None = None
+
+
+class Paused(_Frozen):
+    """The run waits for decisions on `state.pending`; resume it with those decisions."""
+
+    kind: Literal["paused"] = "paused"
+    state: RunState
+    iterations_used: int
+    iteration_budget: int
+
+
+class Finished(_Frozen):
+    kind: Literal["finished"] = "finished"
+    result: RunResult
+    state: RunState
+
+
+RunOutcome = Paused | Finished
+
+
+# --- events streamed out of a run ---------------------------------------------------------------
+
+
+class _Event(_Frozen):
+    run_id: str
+    iterations_used: int
+    iteration_budget: int
+
+    @property
+    def step(self) -> str:
+        return f"step {self.iterations_used}/{self.iteration_budget}"
+
+
+class ModelTurnStarted(_Event):
+    kind: Literal["model_turn_started"] = "model_turn_started"
+
+
+class ModelDelta(_Event):
+    """A streamed piece of the visible answer (for progress, not for the transcript)."""
+
+    kind: Literal["model_delta"] = "model_delta"
+    text: str
+
+
+class ToolRequested(_Event):
+    kind: Literal["tool_requested"] = "tool_requested"
+    call: ToolCall
+
+
+class ToolResulted(_Event):
+    kind: Literal["tool_result"] = "tool_result"
+    call: ToolCall
+    outcome: ToolOutcome
+
+
+class PendingApproval(_Event):
+    kind: Literal["pending_approval"] = "pending_approval"
+    pending: tuple[PreparedChange, ...]
+
+
+class RunEnded(_Event):
+    kind: Literal["terminal"] = "terminal"
+    result: RunResult
+
+
+RunEvent = ModelTurnStarted | ModelDelta | ToolRequested | ToolResulted | PendingApproval | RunEnded
+
+
+def describe_call(call: ToolCall) -> str:
+    """A short human label for progress: `read_file src/app.py`."""
+    args = call.arguments
+    for key in ("path", "command", "pattern"):
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            shown = value if len(value) <= 60 else value[:57] + "..."
+            return f"{call.name} {shown}"
+    return call.name

@@ -1,0 +1,167 @@
+"""The one settings object (CONTRACT section 2).
+
+Settings arrive from the editor (initializationOptions, workspace/configuration section `rune`),
+from the terminal (flags) and from `RUNE_*` environment variables. A bad value never stops the
+server: it is reported with the key that carried it, and that key keeps its default.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
+
+ProviderName = Literal["ollama", "openai"]
+
+DEFAULT_BASE_URLS: dict[str, str] = {
+    "ollama": "http://127.0.0.1:11434",
+    "openai": "http://127.0.0.1:8080/v1",
+}
+
+#: Environment variables that override a key, as the contract lists them.
+ENV_OVERRIDES: dict[str, str] = {
+    "provider": "RUNE_PROVIDER",
+    "base_url": "RUNE_BASE_URL",
+    "model": "RUNE_MODEL",
+    "api_key": "RUNE_API_KEY",
+    "state_dir": "RUNE_STATE_DIR",
+}
+
+
+def default_state_dir() -> Path:
+    # Imported here: platformdirs is only needed once a run stores something.
+    from platformdirs import user_state_dir
+
+    return Path(user_state_dir("rune-lsp", appauthor=False))
+
+
+class Settings(BaseModel):
+    """Validated settings; field names are snake_case, the wire keys camelCase."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, frozen=True, extra="ignore"
+    )
+
+    provider: ProviderName = Field(
+        "ollama",
+        description="`ollama` (native `/api/chat`) or "
+        "`openai` (any OpenAI-compatible `/v1/chat/completions`).",
+    )
+    base_url: str | None = Field(
+        None,
+        description="Provider endpoint. Default `http://127.0.0.1:11434` (ollama) or "
+        "`http://127.0.0.1:8080/v1` (openai).",
+    )
+    model: str = Field("qwen3:14b", min_length=1, description="Model name.")
+    api_key: str | None = Field(
+        None, repr=False, description="Sent as a bearer token; never logged or stored."
+    )
+    max_iterations: int = Field(8, ge=1, le=8, description="Model turns per run, 1..8.")
+    repeat_warn_at: int = Field(
+        2, ge=2, description="Warn the model on this many identical call+result repeats."
+    )
+    repeat_block_at: int = Field(
+        3, ge=2, description="Block the call (and end the run) on this many identical repeats."
+    )
+    allowed_write_dirs: tuple[str, ...] | None = Field(
+        None, description="Directories edits may land in. Default: the workspace folders."
+    )
+    check_command: str | None = Field(
+        None,
+        description="Verification check run after the last accepted edit, e.g. "
+        "`python -m pytest -q`.",
+    )
+    request_timeout: float = Field(
+        120.0, gt=0, le=3600, description="Seconds allowed for one provider call."
+    )
+    state_dir: str | None = Field(
+        None,
+        description="Where receipts and pending state live. Default: the platform's user "
+        "state directory + `/rune-lsp`.",
+    )
+    native_tools: bool | None = Field(
+        None,
+        description="Force (`true`) or disable (`false`) native tool calling; default: "
+        "discovered from the provider.",
+    )
+    command_timeout: float = Field(
+        120.0, gt=0, le=3600, description="Seconds allowed for `run_command` and the check."
+    )
+    max_receipts: int = Field(200, ge=1, description="Receipts kept before the oldest go.")
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value.rstrip("/")
+
+    @property
+    def resolved_base_url(self) -> str:
+        return self.base_url or DEFAULT_BASE_URLS[self.provider]
+
+    @property
+    def resolved_state_dir(self) -> Path:
+        return Path(self.state_dir).expanduser() if self.state_dir else default_state_dir()
+
+
+@dataclass(frozen=True)
+class SettingsProblem:
+    """One rejected value: the wire key, what was wrong, and that the default is kept."""
+
+    key: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"rune: setting `{self.key}` ignored ({self.message}); using the default."
+
+
+def load_settings(
+    raw: Mapping[str, Any] | None,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[Settings, list[SettingsProblem]]:
+    """Validate editor/CLI values plus env overrides key by key.
+
+    Each bad key is dropped (so its default stands) and reported; the rest still apply.
+    """
+    values: dict[str, Any] = dict(raw or {})
+    env = os.environ if environ is None else environ
+    for field_name, var in ENV_OVERRIDES.items():
+        if env.get(var):
+            values.pop(field_name, None)
+            values[to_camel(field_name)] = env[var]
+    values = {k: v for k, v in values.items() if v is not None}
+
+    problems: list[SettingsProblem] = []
+    settings: Settings | None = None
+    while settings is None:
+        try:
+            settings = Settings.model_validate(values)
+        except ValidationError as exc:
+            bad = {str(err["loc"][0]) for err in exc.errors() if err["loc"]}
+            if not bad:  # an error not tied to a key: keep nothing we cannot vouch for
+                return Settings(), problems
+            for err in exc.errors():
+                key = str(err["loc"][0]) if err["loc"] else "?"
+                if key in values:
+                    shown = "<hidden>" if key in ("apiKey", "api_key") else values[key]
+                    problems.append(SettingsProblem(key, _describe(err["msg"], shown)))
+            values = {k: v for k, v in values.items() if k not in bad}
+    if settings.repeat_block_at <= settings.repeat_warn_at:
+        problems.append(SettingsProblem("repeatBlockAt", "must be greater than repeatWarnAt"))
+        settings = settings.model_copy(update={"repeat_warn_at": 2, "repeat_block_at": 3})
+    return settings, problems
+
+
+def _describe(message: str, value: Any) -> str:
+    shown = repr(value)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return f"{message}: got {shown}"
