@@ -155,7 +155,8 @@ class Landed(_Frozen):
     """
 
     kind: Literal["landed"] = "landed"
-    status: Literal["applied", "partial", "rejected", "stale"]
+    # "denied": the rules refused it at dispatch (re-checked right before sending it).
+    status: Literal["applied", "partial", "rejected", "stale", "denied"]
     detail: str = ""
 
 
@@ -225,12 +226,16 @@ class RunState(BaseModel):
     turn_results: dict[str, ToolOutcome] = Field(default_factory=dict)
     pending: list[PreparedChange] = Field(default_factory=list)
     decisions: dict[str, Decision] = Field(default_factory=dict)  # edit_id -> decision
-    breaker: BreakerEntry | None = None
+    breaker: BreakerEntry | None = None  # the streak that stopped the run, once tripped
+    # Circuit breaker: consecutive failures per call signature (name + canonical arguments).
+    failure_streaks: dict[str, int] = Field(default_factory=dict)
     repeats: dict[str, RepeatEntry] = Field(default_factory=dict)
     call_log: list[CallRecord] = Field(default_factory=list)
     edits: list[EditRecord] = Field(default_factory=list)
     turns: list[TurnRecord] = Field(default_factory=list)
     used_tools: bool = False
+    # Unified diff per edit id, recorded by the front end at review time for the receipt.
+    diffs: dict[str, str] = Field(default_factory=dict)
     next_call_number: int = 1
     next_edit_number: int = 1
 

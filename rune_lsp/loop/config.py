@@ -1,0 +1,56 @@
+"""The loop's own settings, validated when built so a bad budget never reaches a run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rune_lsp.loop.continuation import DEFAULT_OUTPUT_CAP
+
+MAX_ITERATIONS = 8
+#: Smaller caps leave the model nothing useful to read in one call.
+MIN_OUTPUT_CAP = 256
+
+
+class LoopConfigError(ValueError):
+    """A LoopConfig value outside what the runtime supports; the text names the field."""
+
+
+@dataclass(frozen=True)
+class LoopConfig:
+    max_iterations: int = MAX_ITERATIONS
+    repeat_warn_at: int = 2
+    repeat_block_at: int = 3
+    tool_output_cap: int = DEFAULT_OUTPUT_CAP
+    system_prompt: str = ""  # the front end's extra guidance, placed before the fixed guidance
+
+    def __post_init__(self) -> None:
+        validate_config(self)
+
+
+def validate_config(config: LoopConfig) -> None:
+    def whole(value: object) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool)
+
+    if not whole(config.max_iterations) or not 1 <= config.max_iterations <= MAX_ITERATIONS:
+        raise LoopConfigError(
+            f"max_iterations must be an integer from 1 to {MAX_ITERATIONS}, "
+            f"got {config.max_iterations!r}"
+        )
+    if not whole(config.repeat_warn_at) or config.repeat_warn_at < 2:
+        raise LoopConfigError(
+            f"repeat_warn_at must be an integer of at least 2, got {config.repeat_warn_at!r}"
+        )
+    if not whole(config.repeat_block_at) or config.repeat_block_at <= config.repeat_warn_at:
+        raise LoopConfigError(
+            "repeat_block_at must be an integer greater than repeat_warn_at "
+            f"({config.repeat_warn_at}), got {config.repeat_block_at!r}"
+        )
+    if not whole(config.tool_output_cap) or config.tool_output_cap < MIN_OUTPUT_CAP:
+        raise LoopConfigError(
+            f"tool_output_cap must be an integer of at least {MIN_OUTPUT_CAP}, "
+            f"got {config.tool_output_cap!r}"
+        )
+    if not isinstance(config.system_prompt, str):
+        raise LoopConfigError(
+            f"system_prompt must be a string, got {type(config.system_prompt).__name__}"
+        )

@@ -1,0 +1,79 @@
+"""What the user asked for, as the first user message of a run.
+
+Front ends (the LSP server, the terminal) describe the target in these editor-neutral terms; the
+prompt text is composed in one place so both give the model the same picture.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DEFAULT_INSTRUCTION = "Fix the problem at this range."
+#: Lines of context shown around the range, so the model rarely needs a first read_file.
+CONTEXT_LINES = 20
+MAX_EXCERPT_CHARS = 6_000
+
+
+class TaskDiagnostic(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    line: int = Field(ge=0)  # 0-based, like LSP
+    message: str
+    severity: str = "error"
+    source: str | None = None
+    code: str | None = None
+
+
+class FixTask(BaseModel):
+    """A `Fix this` request: a file, an optional 0-based line range, diagnostics, instruction."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str  # as the model should name it: relative to the workspace root when inside it
+    text: str  # the document's current text (the editor's buffer when open)
+    start_line: int | None = Field(None, ge=0)
+    end_line: int | None = Field(None, ge=0)
+    diagnostics: tuple[TaskDiagnostic, ...] = ()
+    instruction: str | None = None
+
+    def prompt(self) -> str:
+        instruction = (self.instruction or "").strip() or DEFAULT_INSTRUCTION
+        lines = self.text.splitlines()
+        parts = [f"Task: {instruction}", f"File: {self.path}"]
+        if self.start_line is not None:
+            end = self.end_line if self.end_line is not None else self.start_line
+            parts.append(f"Range: lines {self.start_line + 1}-{end + 1}")
+        if self.diagnostics:
+            parts.append("Diagnostics:")
+            parts.extend(_diagnostic_line(d) for d in self.diagnostics)
+        parts.append(self._excerpt(lines))
+        parts.append(
+            "Make the smallest change that solves the task. Propose edits with edit_file "
+            "(exact, unique old_text) and explain each change briefly."
+        )
+        return "\n".join(parts)
+
+    def _excerpt(self, lines: list[str]) -> str:
+        if not lines:
+            return "The file is empty."
+        if self.start_line is None:
+            first, last = 0, min(len(lines), 2 * CONTEXT_LINES) - 1
+        else:
+            end = self.end_line if self.end_line is not None else self.start_line
+            first = max(0, self.start_line - CONTEXT_LINES)
+            last = min(len(lines) - 1, end + CONTEXT_LINES)
+        shown = "\n".join(f"{n + 1:>5} | {lines[n]}" for n in range(first, last + 1))
+        if len(shown) > MAX_EXCERPT_CHARS:
+            shown = shown[:MAX_EXCERPT_CHARS] + "\n[excerpt cut; use read_file for more]"
+        return (
+            f"Excerpt (lines {first + 1}-{last + 1} of {len(lines)}; "
+            f"use read_file for the rest):\n{shown}"
+        )
+
+
+def _diagnostic_line(diagnostic: TaskDiagnostic) -> str:
+    origin = f" [{diagnostic.source}]" if diagnostic.source else ""
+    code = f" ({diagnostic.code})" if diagnostic.code else ""
+    return (
+        f"- line {diagnostic.line + 1}: {diagnostic.severity}{origin}{code}: {diagnostic.message}"
+    )
