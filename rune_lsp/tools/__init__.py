@@ -1,0 +1,7 @@
+"""The tools the model sees (CONTRACT section 4), behind the loop's `ToolExecutor` port.
+
+Entry points: `executor.WorkspaceTools`, `sandbox.Sandbox` / `validate_write_path`, and the
+`documents.DocumentSource` protocol a front end implements to expose its open buffers.
+Submodules are imported explicitly; nothing is re-exported here, so importing one tool does not
+load the others.
+"""

@@ -1,0 +1,156 @@
+"""Where the tools read file text: the editor's open buffers first, the disk otherwise.
+
+One small protocol serves every front end: the LSP server backs it with pygls' workspace, the
+terminal CLI with the disk alone, tests with a dict. Paths are absolute and resolved.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Protocol
+
+from rune_lsp.tools.errors import BinaryFileError, DocumentError
+
+#: Larger files are refused rather than read: a run's memory stays bounded.
+MAX_TEXT_BYTES = 8 * 1024 * 1024
+
+
+class DocumentSource(Protocol):
+    def read_text(self, path: Path) -> str | None:
+        """The current text; None when there is no such file.
+
+        Raises DocumentError (or BinaryFileError) when it exists but is not usable text.
+        """
+        ...
+
+    def is_open(self, path: Path) -> bool:
+        """True when an editor buffer holds this document (its text may be unsaved)."""
+        ...
+
+    def open_paths(self) -> Iterable[Path]:
+        """Every open document, so a search also covers buffers that differ from the disk."""
+        ...
+
+
+def decode_text(data: bytes, path: Path) -> str:
+    """UTF-8 text or a BinaryFileError: NUL bytes and undecodable bytes mean binary."""
+    if b"\0" in data:
+        raise BinaryFileError("it is a binary file (contains NUL bytes)", path=path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BinaryFileError(
+            f"it is not UTF-8 text (undecodable byte at offset {exc.start})", path=path
+        ) from exc
+
+
+class DiskDocuments:
+    """The disk as a document source: UTF-8 text, line endings kept as they are."""
+
+    def __init__(self, *, max_bytes: int = MAX_TEXT_BYTES) -> None:
+        self.max_bytes = max_bytes
+
+    def read_text(self, path: Path) -> str | None:
+        try:
+            with open(path, "rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+                if size > self.max_bytes:
+                    raise DocumentError(
+                        f"it is too large ({size} bytes; the limit is {self.max_bytes})",
+                        path=path,
+                    )
+                data = handle.read(self.max_bytes + 1)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except IsADirectoryError as exc:
+            raise DocumentError("it is a directory", path=path) from exc
+        except OSError as exc:
+            raise DocumentError(exc.strerror or str(exc), path=path) from exc
+        if len(data) > self.max_bytes:  # grew while we read it
+            raise DocumentError(f"it is larger than {self.max_bytes} bytes", path=path)
+        return decode_text(data, path)
+
+    def is_open(self, path: Path) -> bool:
+        return False
+
+    def open_paths(self) -> Iterable[Path]:
+        return ()
+
+
+BufferMap = Mapping[Path, str]
+
+
+def _normalised(buffers: BufferMap) -> dict[Path, str]:
+    return {Path(os.path.realpath(path)): text for path, text in buffers.items()}
+
+
+class OverlayDocuments:
+    """Editor buffers over a fallback source (the disk by default).
+
+    `buffers` is a mapping or a callable returning one, so a live editor state can be read at
+    each call. Keys are compared after resolving symlinks, as the sandbox resolves every path.
+    """
+
+    def __init__(
+        self,
+        buffers: BufferMap | Callable[[], BufferMap],
+        fallback: DocumentSource | None = None,
+    ) -> None:
+        self._buffers = buffers
+        self._fallback: DocumentSource = fallback if fallback is not None else DiskDocuments()
+
+    def _current(self) -> dict[Path, str]:
+        # Read at every call: a mapping the editor keeps updating stays live.
+        buffers = self._buffers() if callable(self._buffers) else self._buffers
+        return _normalised(buffers)
+
+    def read_text(self, path: Path) -> str | None:
+        text = self._current().get(Path(os.path.realpath(path)))
+        if text is not None:
+            return text
+        return self._fallback.read_text(path)
+
+    def is_open(self, path: Path) -> bool:
+        return Path(os.path.realpath(path)) in self._current() or self._fallback.is_open(path)
+
+    def open_paths(self) -> Iterable[Path]:
+        paths = list(self._current())
+        paths.extend(p for p in self._fallback.open_paths() if p not in paths)
+        return paths
+
+
+class SnapshotDocuments:
+    """A frozen copy of the open buffers over the disk, safe to read from a worker thread.
+
+    Keys are resolved paths and so must the queries be (the tools only pass paths that came
+    through the sandbox or a walk that follows no symlinks), which keeps a large search cheap.
+    """
+
+    def __init__(self, buffers: Mapping[Path, str], fallback: DocumentSource | None = None):
+        self._buffers = dict(buffers)
+        self._fallback: DocumentSource = fallback if fallback is not None else DiskDocuments()
+
+    @classmethod
+    def of(cls, source: DocumentSource) -> SnapshotDocuments:
+        """Copy the open buffers now; a buffer that cannot be read is left to the disk."""
+        buffers: dict[Path, str] = {}
+        for path in source.open_paths():
+            try:
+                text = source.read_text(path)
+            except DocumentError:
+                continue
+            if text is not None:
+                buffers[Path(os.path.realpath(path))] = text
+        return cls(buffers)
+
+    def read_text(self, path: Path) -> str | None:
+        text = self._buffers.get(path)
+        return text if text is not None else self._fallback.read_text(path)
+
+    def is_open(self, path: Path) -> bool:
+        return path in self._buffers
+
+    def open_paths(self) -> Iterable[Path]:
+        return tuple(self._buffers)

@@ -1,0 +1,224 @@
+"""`WorkspaceTools`: the loop's ToolExecutor over one workspace.
+
+Read-only tools run at once, in a worker thread over a snapshot of the open buffers (a large
+search must not stall the editor). Mutating tools are only prepared; `apply` runs after the
+user's approval and re-validates first: the sandbox may have been replaced (`tools.sandbox =
+...`) and the document may have changed since the proposal. Nothing is ever blindly overwritten.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from rune_lsp.loop.state import (
+    EditStatus,
+    PreparedChange,
+    PreparedCommand,
+    PreparedEdit,
+    ToolOutcome,
+)
+from rune_lsp.tools.catalog import MUTATING, TOOLS, TOOLS_BY_NAME, Tool
+from rune_lsp.tools.changes import describe_change
+from rune_lsp.tools.context import DEFAULT_OUTPUT_CAP, ToolContext
+from rune_lsp.tools.documents import DocumentSource, SnapshotDocuments
+from rune_lsp.tools.edit_file import prepare_edit
+from rune_lsp.tools.errors import DocumentError, ToolDenied, ToolError
+from rune_lsp.tools.list_dir import list_dir
+from rune_lsp.tools.read_file import read_file
+from rune_lsp.tools.run_command import describe_result, prepare_command, run_shell
+from rune_lsp.tools.sandbox import Sandbox, validate_write_path
+from rune_lsp.tools.schemas import (
+    EditFileArgs,
+    ListDirArgs,
+    ReadFileArgs,
+    RunCommandArgs,
+    SearchArgs,
+    WriteFileArgs,
+)
+from rune_lsp.tools.search import search
+from rune_lsp.tools.write_file import prepare_write
+from rune_lsp.tools.writer import ChangeWriter, DiskWriter
+
+MIN_TAIL_BYTES = 1024
+
+
+class WorkspaceTools:
+    def __init__(
+        self,
+        root: Path,
+        sandbox: Sandbox,
+        documents: DocumentSource,
+        *,
+        writer: ChangeWriter | None = None,
+        command_timeout: float = 120,
+        output_cap: int = DEFAULT_OUTPUT_CAP,
+        use_ripgrep: bool = True,
+    ) -> None:
+        self.root = Path(os.path.realpath(root))
+        self.sandbox = sandbox  # replaceable: apply re-validates against the current one
+        self.documents = documents
+        self.writer: ChangeWriter = writer if writer is not None else DiskWriter()
+        self.command_timeout = command_timeout
+        self.output_cap = output_cap
+        self.use_ripgrep = use_ripgrep
+
+    def definitions(self) -> Sequence[Tool]:
+        return TOOLS
+
+    def _context(self, documents: DocumentSource | None = None) -> ToolContext:
+        return ToolContext(
+            root=self.root,
+            sandbox=self.sandbox,
+            documents=documents if documents is not None else self.documents,
+            output_cap=self.output_cap,
+        )
+
+    # --- read-only tools ------------------------------------------------------------------------
+
+    async def execute(self, name: str, arguments: BaseModel) -> ToolOutcome:
+        if name in MUTATING:
+            return _failed(f"{name} changes the workspace; it is proposed for review, not run.")
+        try:
+            args = _arguments(name, arguments)
+            # Copied here, on the event loop: the worker thread never touches live buffers.
+            ctx = self._context(SnapshotDocuments.of(self.documents))
+            content = await asyncio.to_thread(self._read_only, ctx, args)
+        except ToolDenied as exc:
+            return ToolOutcome(status="denied", content=str(exc))
+        except ToolError as exc:
+            return _failed(str(exc))
+        except OSError as exc:
+            return _failed(f"{name} failed: {exc.strerror or exc}.")
+        return ToolOutcome(status="ok", content=_capped(content, self.output_cap))
+
+    def _read_only(self, ctx: ToolContext, args: BaseModel) -> str:
+        if isinstance(args, ReadFileArgs):
+            return read_file(ctx, args)
+        if isinstance(args, ListDirArgs):
+            return list_dir(ctx, args)
+        if isinstance(args, SearchArgs):
+            ripgrep = shutil.which("rg") if self.use_ripgrep else None
+            return search(ctx, args, ripgrep=ripgrep)
+        raise ToolError(f"{type(args).__name__} is not the arguments of a read-only tool.")
+
+    # --- mutating tools -------------------------------------------------------------------------
+
+    async def prepare(
+        self, name: str, arguments: BaseModel, *, call_id: str, edit_id: str, reason: str
+    ) -> PreparedChange | ToolOutcome:
+        if name in TOOLS_BY_NAME and name not in MUTATING:
+            return _failed(f"{name} is read-only; it runs directly and needs no review.")
+        try:
+            args = _arguments(name, arguments)
+            ctx = self._context()
+            ids = {"call_id": call_id, "edit_id": edit_id, "reason": reason}
+            if isinstance(args, EditFileArgs):
+                return prepare_edit(ctx, args, **ids)
+            if isinstance(args, WriteFileArgs):
+                return prepare_write(ctx, args, **ids)
+            if isinstance(args, RunCommandArgs):
+                return prepare_command(ctx, args, **ids)
+            raise ToolError(f"{name} cannot be prepared.")
+        except ToolDenied as exc:
+            return ToolOutcome(status="denied", content=str(exc))
+        except ToolError as exc:
+            return _failed(str(exc))
+        except OSError as exc:
+            return _failed(f"{name} failed: {exc.strerror or exc}.")
+
+    async def recheck(self, change: PreparedChange) -> ToolOutcome | None:
+        checked = self._recheck(change)
+        return checked if isinstance(checked, ToolOutcome) else None
+
+    def _recheck(self, change: PreparedChange) -> Path | ToolOutcome:
+        """The validated target (file, or the command's directory), or the refusal."""
+        raw = change.path if isinstance(change, PreparedEdit) else change.cwd
+        try:
+            target = validate_write_path(raw, self.sandbox, base=self.root)
+        except ToolDenied as exc:
+            return ToolOutcome(status="denied", content=str(exc), edit_status="rejected")
+        if isinstance(change, PreparedCommand):
+            return target
+        shown = self._context().show(target)
+        if str(target) != change.path:
+            return _stale(f"{shown} now resolves to a different file than when the edit was made")
+        try:
+            current = self.documents.read_text(target)
+        except DocumentError as exc:
+            return _stale(f"{shown} can no longer be read as text ({exc})")
+        if current == change.old_text:
+            return target
+        if change.old_text is None:
+            return _stale(f"{shown} was created since the edit was proposed")
+        if current is None:
+            return _stale(f"{shown} was deleted since the edit was proposed")
+        return _stale(f"{shown} changed since the edit was proposed")
+
+    async def apply(self, change: PreparedChange) -> ToolOutcome:
+        checked = self._recheck(change)
+        if isinstance(checked, ToolOutcome):
+            return checked
+        if isinstance(change, PreparedCommand):
+            return await self._run(change, checked)
+        shown = self._context().show(checked)
+        try:
+            await self.writer.write(checked, change.new_text)
+        except (OSError, UnicodeError) as exc:
+            return _failed(f"Writing {shown} failed: {exc}. Nothing was changed.", "rejected")
+        return ToolOutcome(
+            status="ok",
+            content=describe_change(shown, change.old_text, change.new_text),
+            edit_status="applied",
+        )
+
+    async def _run(self, change: PreparedCommand, cwd: Path) -> ToolOutcome:
+        try:
+            result = await run_shell(
+                change.command,
+                cwd=cwd,
+                timeout=self.command_timeout,
+                tail_bytes=max(MIN_TAIL_BYTES, self.output_cap // 2),
+            )
+        except OSError as exc:
+            return _failed(f"Could not start the command: {exc}.", "rejected")
+        outcome = describe_result(change.command, result, timeout=self.command_timeout)
+        return outcome.model_copy(update={"content": _capped(outcome.content, self.output_cap)})
+
+
+def _arguments(name: str, arguments: BaseModel) -> BaseModel:
+    """The tool's own argument model (re-validated if the caller used another class)."""
+    tool = TOOLS_BY_NAME.get(name)
+    if tool is None:
+        known = ", ".join(TOOLS_BY_NAME)
+        raise ToolError(f"Unknown tool {name!r}. Available tools: {known}.")
+    model = tool.arguments_model
+    if isinstance(arguments, model):
+        return arguments
+    try:
+        return model.model_validate(arguments.model_dump())
+    except ValidationError as exc:
+        raise ToolError(f"Invalid arguments for {name}: {exc}") from exc
+
+
+def _failed(content: str, edit_status: EditStatus | None = None) -> ToolOutcome:
+    return ToolOutcome(status="failed", content=content, edit_status=edit_status)
+
+
+def _stale(what: str) -> ToolOutcome:
+    return ToolOutcome(
+        status="failed",
+        content=f"{what}; read it again and propose the edit on the current text.",
+        edit_status="stale",
+    )
+
+
+def _capped(content: str, cap: int) -> str:
+    if len(content) <= cap:
+        return content
+    return content[:cap] + f"\n[output cut at {cap} characters]"

@@ -1,0 +1,67 @@
+"""`read_file`: numbered lines of a document, a bounded window at a time."""
+
+from __future__ import annotations
+
+from rune_lsp.tools.context import ToolContext
+from rune_lsp.tools.errors import ToolError
+from rune_lsp.tools.schemas import ReadFileArgs
+from rune_lsp.tools.text import count_lines, iter_lines, truncate
+
+MAX_LINES = 400
+MAX_LINE_CHARS = 2_000
+_NOTE_ROOM = 160  # characters kept free for the closing note
+
+
+def read_file(ctx: ToolContext, args: ReadFileArgs) -> str:
+    path = ctx.read_path(args.path)
+    shown = ctx.show(path)
+    if path.is_dir() and not ctx.documents.is_open(path):
+        raise ToolError(f"{shown} is a directory; use list_dir to see its entries.")
+    text = ctx.require_document(path)
+    total = count_lines(text)
+    if total == 0:
+        return f"{shown} is empty (0 lines)."
+    first = args.start_line or 1
+    if first > total:
+        raise ToolError(
+            f"{shown} has {total} lines; start_line={first} is past the end. "
+            f"Use a start_line between 1 and {total}."
+        )
+    wanted_last = min(args.end_line or total, total)
+    rows, last = _rows(text, first, wanted_last, budget=ctx.output_cap - _NOTE_ROOM)
+    note = _note(first, last, wanted_last, total)
+    return "\n".join(rows + ([note] if note else []))
+
+
+def _rows(text: str, first: int, wanted_last: int, *, budget: int) -> tuple[list[str], int]:
+    """Numbered lines from `first`, stopping at `wanted_last`, MAX_LINES or the char budget.
+
+    Only the shown rows are built: the rest of the file is skipped line by line.
+    """
+    width = max(4, len(str(wanted_last)))
+    rows: list[str] = []
+    used = 0
+    last = first - 1
+    for number, line in enumerate(iter_lines(text), start=1):
+        if number < first:
+            continue
+        if number > wanted_last or len(rows) >= MAX_LINES:
+            break
+        row = f"{number:>{width}} | {truncate(line, MAX_LINE_CHARS)}"
+        if rows and used + len(row) + 1 > budget:
+            break
+        rows.append(row)
+        used += len(row) + 1
+        last = number
+    return rows, last
+
+
+def _note(first: int, last: int, wanted_last: int, total: int) -> str:
+    if last < wanted_last:
+        return (
+            f"[showing lines {first}-{last} of {total}; "
+            f"call read_file with start_line={last + 1} to read on]"
+        )
+    if first > 1 or last < total:
+        return f"[showing lines {first}-{last} of {total}]"
+    return ""

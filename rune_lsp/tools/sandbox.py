@@ -1,0 +1,228 @@
+"""The sandbox: which paths the tools may read and write.
+
+`validate_write_path` is the one choke point for writes. It runs when an edit is prepared, again
+when it is applied after approval (the rules may have changed meanwhile) and on re-validation.
+Paths are judged after resolving `~`, `..` and symlinks, so a link inside the workspace that
+points outside it is outside.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+from urllib.parse import unquote, urlsplit
+
+from rune_lsp.tools.errors import AccessDenied
+
+MAX_PATH_BYTES = 4096
+MAX_NAME_BYTES = 255
+
+Access = Literal["read", "write"]
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _unique(paths: Iterable[Path]) -> tuple[Path, ...]:
+    return tuple(dict.fromkeys(paths))
+
+
+def _absolute_root(raw: str | Path) -> Path:
+    path = Path(raw).expanduser()
+    if not path.is_absolute():
+        raise ValueError(f"sandbox directories must be absolute, got {str(raw)!r}")
+    return _real(path)
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """Allowed roots, stored absolute and resolved (normalised on construction).
+
+    Whatever may be written may also be read, so the write roots join the read roots.
+    """
+
+    read_roots: tuple[Path, ...]
+    write_roots: tuple[Path, ...]
+
+    def __post_init__(self) -> None:
+        # Frozen, yet normalised once here so every check compares resolved paths.
+        writes = _unique(map(_absolute_root, self.write_roots))
+        reads = _unique([*map(_absolute_root, self.read_roots), *writes])
+        object.__setattr__(self, "read_roots", reads)
+        object.__setattr__(self, "write_roots", writes)
+
+    @classmethod
+    def for_workspace(
+        cls,
+        folders: Sequence[Path],
+        *,
+        write_dirs: Sequence[str | Path] | None = None,
+        extra_read_dirs: Sequence[str | Path] = (),
+    ) -> Sandbox:
+        """Writes default to the workspace folders; relative entries hang off the first one.
+
+        Reads cover the folders, the write directories and any extra read directories.
+        """
+        base = _absolute_root(folders[0]) if folders else None
+
+        def anchored(raw: str | Path) -> Path:
+            path = Path(raw).expanduser()
+            if not path.is_absolute():
+                if base is None:
+                    raise ValueError(f"relative directory {str(raw)!r} needs a workspace folder")
+                path = base / path
+            return path
+
+        roots = tuple(anchored(f) for f in folders)
+        writes = roots if write_dirs is None else tuple(anchored(d) for d in write_dirs)
+        reads = roots + tuple(anchored(d) for d in extra_read_dirs)
+        return cls(read_roots=reads, write_roots=writes)
+
+    def roots(self, access: Access) -> tuple[Path, ...]:
+        return self.write_roots if access == "write" else self.read_roots
+
+
+def hard_blocked_roots() -> tuple[Path, ...]:
+    """Never readable or writable, whatever was configured: secrets and system state."""
+    blocked = [Path("/etc"), Path("/proc"), Path("/sys"), Path("/var")]
+    try:
+        home = Path.home()
+    except RuntimeError:  # no HOME and no passwd entry: nothing to add
+        home = None
+    if home is not None:
+        blocked += [home / ".ssh", home / ".gnupg"]
+    # Both spellings: /var may itself be a link (macOS: /private/var).
+    return _unique([*blocked, *map(_real, blocked)])
+
+
+def validate_write_path(raw: str, sandbox: Sandbox, *, base: Path) -> Path:
+    """The resolved absolute path to write, or AccessDenied naming the allowed directories."""
+    return _validate(raw, sandbox, base=base, access="write")
+
+
+def validate_read_path(raw: str, sandbox: Sandbox, *, base: Path) -> Path:
+    """The resolved absolute path to read, or AccessDenied naming the allowed directories."""
+    return _validate(raw, sandbox, base=base, access="read")
+
+
+# --- the checks ---------------------------------------------------------------------------------
+
+
+class _Denial:
+    """Builds the one message shape every denial uses."""
+
+    def __init__(self, raw: str, roots: tuple[Path, ...], access: Access) -> None:
+        self.raw = raw
+        self.access = access
+        self.shown_roots = repr([str(r) for r in roots])
+        self.hint = (
+            f"{'Write' if access == 'write' else 'Read'} inside one of those directories instead."
+        )
+
+    def outside(self, subject: str) -> AccessDenied:
+        return AccessDenied(
+            f"Access denied: {subject} is outside allowed {self.access} directories: "
+            f"{self.shown_roots}. {self.hint}",
+            raw=self.raw,
+        )
+
+    def because(self, subject: str, reason: str) -> AccessDenied:
+        return AccessDenied(
+            f"Access denied: {subject} {reason}. Allowed {self.access} directories: "
+            f"{self.shown_roots}. {self.hint}",
+            raw=self.raw,
+        )
+
+
+def _shown(raw: str) -> str:
+    text = repr(raw)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _validate(raw: str, sandbox: Sandbox, *, base: Path, access: Access) -> Path:
+    roots = sandbox.roots(access)
+    deny = _Denial(raw, roots, access)
+    text = _strip_file_uri(raw, deny)
+    _check_shape(text, deny)
+    lexical = _lexical(text, base)
+    final = _resolve(lexical, deny)
+    subject = str(lexical) if final == lexical else f"{lexical} (which resolves to {final})"
+
+    if not any(final.is_relative_to(root) for root in roots):
+        raise deny.outside(subject)
+    never = "never writable" if access == "write" else "never readable by tools"
+    for blocked in hard_blocked_roots():
+        if final.is_relative_to(blocked) or lexical.is_relative_to(blocked):
+            raise deny.because(subject, f"is inside {blocked}, which is {never}")
+    if _in_git_dir(final) or _in_git_dir(lexical):
+        raise deny.because(subject, f"is inside .git/, which is {never}")
+    return final
+
+
+def _strip_file_uri(raw: str, deny: _Denial) -> str:
+    """Models often echo the editor's URIs; a local `file://` URI means its path."""
+    if not raw.lower().startswith("file://"):
+        return raw
+    try:
+        parts = urlsplit(raw)
+    except ValueError as exc:
+        raise deny.because(_shown(raw), "is not a valid file URI") from exc
+    if parts.netloc not in ("", "localhost"):
+        raise deny.because(_shown(raw), f"names another host ({parts.netloc!r})")
+    return unquote(parts.path)
+
+
+def _check_shape(text: str, deny: _Denial) -> None:
+    if not text.strip():
+        raise deny.because("the path", "is empty")
+    if "\0" in text:
+        raise deny.because(_shown(text), "contains a NUL byte")
+    try:
+        encoded = os.fsencode(text)
+    except UnicodeEncodeError as exc:
+        raise deny.because(_shown(text), "contains characters no file name can hold") from exc
+    if len(encoded) > MAX_PATH_BYTES:
+        raise deny.because(
+            _shown(text), f"is too long ({len(encoded)} bytes; the limit is {MAX_PATH_BYTES})"
+        )
+    if any(len(name) > MAX_NAME_BYTES for name in encoded.split(b"/")):
+        raise deny.because(_shown(text), f"has a name longer than {MAX_NAME_BYTES} bytes")
+
+
+def _lexical(text: str, base: Path) -> Path:
+    """Absolute and `..`-normalised, symlinks not yet followed (what the model asked for)."""
+    expanded = os.path.expanduser(text) if text.startswith("~") else text
+    path = Path(expanded)
+    if not path.is_absolute():
+        path = base / path
+    normal = os.path.normpath(path)
+    # POSIX keeps a leading `//` apart from `/`; Linux treats them alike, and so do we.
+    if normal.startswith("//"):
+        normal = "/" + normal.lstrip("/")
+    return Path(normal)
+
+
+def _resolve(lexical: Path, deny: _Denial) -> Path:
+    """Follow every symlink that exists; the part that does not exist yet is taken as written.
+
+    realpath leaves a symlink loop unresolved, so the nearest existing ancestor is resolved
+    again strictly: a loop or an unreadable link is denied rather than guessed.
+    """
+    real = _real(lexical)
+    probe = real
+    while not os.path.lexists(probe) and probe != probe.parent:
+        probe = probe.parent
+    try:
+        anchor = Path(os.path.realpath(probe, strict=True))
+    except (OSError, RuntimeError) as exc:
+        raise deny.because(str(lexical), "cannot be resolved (a symlink loop?)") from exc
+    return anchor / real.relative_to(probe) if anchor != probe else real
+
+
+def _in_git_dir(path: Path) -> bool:
+    # Trailing dots and spaces and case are dropped: some file systems treat those as `.git`.
+    return any(part.rstrip(" .").casefold() == ".git" for part in path.parts)

@@ -1,0 +1,45 @@
+"""What the model is told: schemas, descriptions, unknown-argument reporting."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from rune_lsp.tools.catalog import TOOLS_BY_NAME
+from rune_lsp.tools.schemas import ReadFileArgs, SearchArgs, tool_parameters
+
+
+def test_schema_is_plain_json_schema_without_titles() -> None:
+    schema = tool_parameters(ReadFileArgs)
+    assert schema["type"] == "object"
+    assert schema["required"] == ["path"]
+    assert schema["additionalProperties"] is False
+    assert "title" not in schema
+    assert all("title" not in prop for prop in schema["properties"].values())
+    assert schema["properties"]["path"]["description"].startswith("File to read")
+
+
+def test_every_tool_has_a_description_and_documented_parameters() -> None:
+    for name, tool in TOOLS_BY_NAME.items():
+        assert tool.spec.name == name
+        assert len(tool.spec.description) > 40
+        for prop in tool.spec.parameters["properties"].values():
+            assert prop.get("description"), name
+
+
+def test_unknown_arguments_are_reported() -> None:
+    with pytest.raises(ValidationError, match="extra_forbidden"):
+        SearchArgs.model_validate({"pattern": "x", "regex": True})
+
+
+def test_line_range_is_validated() -> None:
+    with pytest.raises(ValidationError):
+        ReadFileArgs(path="a", start_line=0)
+    with pytest.raises(ValidationError, match="end_line must not be smaller"):
+        ReadFileArgs(path="a", start_line=5, end_line=2)
+    assert ReadFileArgs.model_validate({"path": "a", "start_line": "3"}).start_line == 3
+
+
+def test_search_pattern_must_not_be_empty() -> None:
+    with pytest.raises(ValidationError):
+        SearchArgs(pattern="")
