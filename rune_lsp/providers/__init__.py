@@ -1,0 +1,31 @@
+"""Wire formats of the model servers rune talks to, behind the loop's `Model` port.
+
+`make_model` picks the provider the settings name. Providers own an `httpx.AsyncClient`
+(created on first use unless one is passed in) and must be closed with `aclose()`.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import httpx
+
+from rune_lsp.loop.ports import Model
+from rune_lsp.providers.ollama import OllamaModel
+from rune_lsp.providers.openai import OpenAIModel
+from rune_lsp.settings import Settings
+
+__all__ = ["ClosableModel", "OllamaModel", "OpenAIModel", "make_model"]
+
+
+class ClosableModel(Model, Protocol):
+    """A `Model` that holds network resources."""
+
+    async def aclose(self) -> None: ...
+
+
+def make_model(settings: Settings, *, client: httpx.AsyncClient | None = None) -> ClosableModel:
+    """The provider for `settings.provider`; a given `client` is borrowed, never closed."""
+    if settings.provider == "ollama":
+        return OllamaModel(settings, client=client)
+    return OpenAIModel(settings, client=client)

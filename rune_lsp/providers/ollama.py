@@ -1,0 +1,92 @@
+"""The `Model` for Ollama's native API: `/api/chat` streamed as NDJSON, `/api/show` for
+capabilities, `/api/tags` for the installed models."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rune_lsp.loop.state import Message, ModelCapabilities, ModelTurn, ToolSpec
+from rune_lsp.providers import ollama_wire as wire
+from rune_lsp.providers.transport import HttpProvider
+
+_MISSING_MODEL = re.compile(r"model\b.*\bnot found", re.I | re.S)
+
+
+class OllamaModel(HttpProvider):
+    async def chat(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        *,
+        on_delta: Callable[[str], None] | None = None,
+    ) -> ModelTurn:
+        discovered = await self._discovered_capabilities()
+        body = wire.chat_body(
+            self.model, messages, tools, think=discovered.thinking, stream=self.stream
+        )
+        builder = wire.TurnBuilder()
+        async with self._call():
+            if self.stream:
+                await self._stream_chat(body, builder, bool(tools), on_delta)
+            else:
+                data = await self._request_json("POST", "/api/chat", body, sent_tools=bool(tools))
+                visible = builder.feed(self._checked(self._validate(data)))
+                if visible and on_delta is not None:
+                    on_delta(visible)
+        if not builder.done:
+            raise self.endpoint.stream_cut("no final chunk with `done: true`")
+        return builder.turn()
+
+    async def _stream_chat(
+        self,
+        body: dict[str, Any],
+        builder: wire.TurnBuilder,
+        sent_tools: bool,
+        on_delta: Callable[[str], None] | None,
+    ) -> None:
+        async with self._open_stream("/api/chat", body, sent_tools=sent_tools) as response:
+            async for line in response.aiter_lines():
+                if not line.strip():
+                    continue
+                try:
+                    chunk = wire.parse_chunk(line)
+                except ValueError:
+                    raise self.endpoint.invalid_response(line[:80]) from None
+                visible = builder.feed(self._checked(chunk))
+                if visible and on_delta is not None:
+                    on_delta(visible)
+
+    def _validate(self, data: Any) -> wire.ChatChunk:
+        try:
+            return wire.ChatChunk.model_validate(data)
+        except ValueError:
+            raise self.endpoint.invalid_response(str(data)[:80]) from None
+
+    def _checked(self, chunk: wire.ChatChunk) -> wire.ChatChunk:
+        if chunk.error:
+            raise self.endpoint.answer_failed(chunk.error)
+        return chunk
+
+    async def _discover(self) -> tuple[ModelCapabilities, bool]:
+        async with self._call():
+            data = await self._request_json("POST", "/api/show", {"model": self.model})
+        try:
+            return wire.parse_show(data), True
+        except ValueError:
+            raise self.endpoint.invalid_response(str(data)[:80]) from None
+
+    async def list_models(self) -> tuple[str, ...]:
+        async with self._call():
+            data = await self._request_json("GET", "/api/tags")
+        try:
+            return wire.parse_tags(data)
+        except ValueError:
+            raise self.endpoint.invalid_response(str(data)[:80]) from None
+
+    def _server_message(self, body: str) -> str:
+        return wire.error_message(body)
+
+    def _is_missing_model(self, status: int, message: str) -> bool:
+        return status == 404 and bool(_MISSING_MODEL.search(message))

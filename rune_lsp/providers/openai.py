@@ -1,0 +1,134 @@
+"""The `Model` for OpenAI-compatible servers: `{baseUrl}/chat/completions`, streamed as SSE by
+default, and `{baseUrl}/models` for the served models and their context size."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import httpx
+
+from rune_lsp.loop.ports import ModelError
+from rune_lsp.loop.state import Message, ModelCapabilities, ModelTurn, ToolSpec
+from rune_lsp.providers import openai_wire as wire
+from rune_lsp.providers.errors import ProviderTimeoutError, ProviderUnreachableError
+from rune_lsp.providers.sse import SseDecoder
+from rune_lsp.providers.transport import HttpProvider
+
+_MISSING_MODEL = re.compile(
+    r"model\b.*\b(not found|does not exist|not exist|not a valid|unknown|no such)"
+    r"|\b(unknown|no such|invalid) model",
+    re.I | re.S,
+)
+
+OnDelta = Callable[[str], None]
+
+
+class OpenAIModel(HttpProvider):
+    async def chat(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        *,
+        on_delta: OnDelta | None = None,
+    ) -> ModelTurn:
+        body = wire.chat_body(self.model, messages, tools, stream=self.stream)
+        async with self._call():
+            if self.stream:
+                return await self._stream_chat(body, bool(tools), on_delta)
+            data = await self._request_json(
+                "POST", "/chat/completions", body, sent_tools=bool(tools)
+            )
+            turn = self._completion_turn(data)
+        if turn.text and on_delta is not None:
+            on_delta(turn.text)
+        return turn
+
+    async def _stream_chat(
+        self, body: dict[str, Any], sent_tools: bool, on_delta: OnDelta | None
+    ) -> ModelTurn:
+        builder = wire.TurnBuilder()
+        decoder = SseDecoder()
+        async with self._open_stream("/chat/completions", body, sent_tools=sent_tools) as response:
+            if _is_plain_json(response):
+                # A server that ignores `stream: true` answers with one completion.
+                await response.aread()
+                turn = self._completion_turn(self._parse_json(response.text))
+                if turn.text and on_delta is not None:
+                    on_delta(turn.text)
+                return turn
+            async for line in response.aiter_lines():
+                self._take_event(decoder.feed(line), builder, on_delta)
+            self._take_event(decoder.finish(), builder, on_delta)
+        rest = builder.finish()
+        if rest and on_delta is not None:
+            on_delta(rest)
+        if not builder.complete:
+            raise self.endpoint.stream_cut("no finish reason and no [DONE]")
+        return builder.turn()
+
+    def _take_event(
+        self, data: str | None, builder: wire.TurnBuilder, on_delta: OnDelta | None
+    ) -> None:
+        if data is None:
+            return
+        if data.strip() == wire.DONE:
+            builder.saw_done = True
+            return
+        try:
+            chunk = wire.parse_chunk(data)
+        except ValueError:
+            raise self.endpoint.invalid_response(data[:80]) from None
+        if chunk.error_message is not None:
+            raise self.endpoint.answer_failed(chunk.error_message)
+        visible = builder.feed(chunk)
+        if visible and on_delta is not None:
+            on_delta(visible)
+
+    def _completion_turn(self, data: Any) -> ModelTurn:
+        try:
+            chunk = wire.Chunk.model_validate(data)
+        except ValueError:
+            raise self.endpoint.invalid_response(str(data)[:80]) from None
+        if chunk.error_message is not None:
+            raise self.endpoint.answer_failed(chunk.error_message)
+        try:
+            return wire.completion_turn(chunk)
+        except ValueError:
+            raise self.endpoint.invalid_response(str(data)[:80]) from None
+
+    async def _discover(self) -> tuple[ModelCapabilities, bool]:
+        # Native tools are assumed until the server refuses them; `/models` only adds the
+        # context size, so a server without it is still usable.
+        try:
+            entries = await self._model_entries()
+        except (ProviderUnreachableError, ProviderTimeoutError):
+            return ModelCapabilities(native_tools=True), False
+        except ModelError:
+            return ModelCapabilities(native_tools=True), True
+        entry = next((e for e in entries if e.id == self.model), None)
+        context = entry.trained_context if entry is not None else None
+        return ModelCapabilities(native_tools=True, context_length=context), True
+
+    async def list_models(self) -> tuple[str, ...]:
+        return tuple(entry.id for entry in await self._model_entries())
+
+    async def _model_entries(self) -> tuple[wire.ModelEntry, ...]:
+        async with self._call():
+            data = await self._request_json("GET", "/models")
+        try:
+            return wire.parse_models(data)
+        except ValueError:
+            raise self.endpoint.invalid_response(str(data)[:80]) from None
+
+    def _server_message(self, body: str) -> str:
+        return wire.error_message(body)
+
+    def _is_missing_model(self, status: int, message: str) -> bool:
+        return status in (400, 404) and bool(_MISSING_MODEL.search(message))
+
+
+def _is_plain_json(response: httpx.Response) -> bool:
+    content_type = str(response.headers.get("content-type", ""))
+    return content_type.split(";")[0].strip() == "application/json"

@@ -1,0 +1,245 @@
+"""What both wire formats share: the HTTP client, deadlines, error translation, capability cache.
+
+A provider subclass supplies only what differs between servers: how to discover capabilities,
+how to list models, and how to read an error body.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import re
+import ssl
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from rune_lsp.loop.ports import ModelError, ToolsUnsupportedError
+from rune_lsp.loop.state import Message, ModelCapabilities, ModelTurn, ToolSpec
+from rune_lsp.providers.endpoint import Endpoint
+from rune_lsp.settings import Settings
+
+# Servers word a refused `tools` field in many ways, but always name tools (or function
+# calling) and a refusal; a 400 about, say, a bad `tool_call_id` is no refusal of tools.
+_TOOLS_WORDING = re.compile(r"\btools?\b|tool[_ ]?choice|tool[_ ]?call|function[_ -]?call", re.I)
+_REFUSAL_WORDING = re.compile(
+    r"not support|unsupported|requires|not enabled|not available|not allowed|--jinja", re.I
+)
+
+
+@dataclass(frozen=True)
+class ErrorReply:
+    """An HTTP error answer, read in full."""
+
+    status: int
+    text: str
+    retry_after: float | None
+
+
+class HttpProvider(ABC):
+    """Holds the (lazily created or borrowed) client and turns transport failures into
+    the typed errors of `rune_lsp.providers.errors`."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        client: httpx.AsyncClient | None = None,
+        stream: bool = True,
+    ) -> None:
+        self.endpoint = Endpoint.from_settings(settings)
+        self.stream = stream
+        self._native_tools_setting = settings.native_tools
+        self._client = client
+        self._owns_client = client is None
+        self._discovered: dict[str, ModelCapabilities] = {}
+        self._tools_rejected: set[str] = set()
+        self._discover_lock = asyncio.Lock()
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(model={self.endpoint.model!r}, "
+            f"base_url={self.endpoint.display_url!r}, stream={self.stream})"
+        )
+
+    @property
+    def model(self) -> str:
+        return self.endpoint.model
+
+    async def aclose(self) -> None:
+        """Closes the client if this provider created it; a borrowed client stays open."""
+        if self._client is not None and self._owns_client:
+            await self._client.aclose()
+            self._client = None
+
+    @abstractmethod
+    async def chat(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        *,
+        on_delta: Callable[[str], None] | None = None,
+    ) -> ModelTurn:
+        """One model call (the loop's `Model.chat`)."""
+
+    # --- capabilities -----------------------------------------------------------------------
+
+    async def capabilities(self) -> ModelCapabilities:
+        discovered = await self._discovered_capabilities()
+        native = discovered.native_tools
+        if self._native_tools_setting is not None:
+            native = self._native_tools_setting
+        # A server that refused `tools` outright wins over the setting: forcing them again
+        # would only fail every turn.
+        if self.model in self._tools_rejected:
+            native = False
+        return discovered.model_copy(update={"native_tools": native})
+
+    async def _discovered_capabilities(self) -> ModelCapabilities:
+        async with self._discover_lock:
+            cached = self._discovered.get(self.model)
+            if cached is None:
+                cached, cacheable = await self._discover()
+                if cacheable:
+                    self._discovered[self.model] = cached
+            return cached
+
+    @abstractmethod
+    async def _discover(self) -> tuple[ModelCapabilities, bool]:
+        """What the server says about the model, and whether that answer may be cached."""
+
+    # --- models -----------------------------------------------------------------------------
+
+    @abstractmethod
+    async def list_models(self) -> tuple[str, ...]:
+        """The model names the server offers (raises a typed error when it cannot say)."""
+
+    async def _models_or_none(self) -> tuple[str, ...] | None:
+        try:
+            return await self.list_models()
+        except ModelError:
+            return None
+
+    # --- errors -----------------------------------------------------------------------------
+
+    @abstractmethod
+    def _server_message(self, body: str) -> str:
+        """The server's own error sentence out of an error body in its wire shape."""
+
+    @abstractmethod
+    def _is_missing_model(self, status: int, message: str) -> bool: ...
+
+    async def _status_error(self, reply: ErrorReply, *, sent_tools: bool) -> ModelError:
+        message = self._server_message(reply.text)
+        if sent_tools and reply.status in (400, 422) and _refuses_tools(message):
+            return self._tools_refused(message)
+        if self._is_missing_model(reply.status, message):
+            return self.endpoint.model_not_found(await self._models_or_none())
+        return self.endpoint.http_error(reply.status, message, retry_after=reply.retry_after)
+
+    def _tools_refused(self, message: str) -> ToolsUnsupportedError:
+        # Remembered per model, so `capabilities()` reports the text protocol from now on.
+        self._tools_rejected.add(self.model)
+        return self.endpoint.tools_unsupported(message)
+
+    # --- HTTP -------------------------------------------------------------------------------
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = httpx.AsyncClient(verify=_tls_context())
+            self._owns_client = True
+        return self._client
+
+    @asynccontextmanager
+    async def _call(self) -> AsyncIterator[None]:
+        """One provider call: a total deadline of `requestTimeout`, transport errors typed."""
+        endpoint = self.endpoint
+        try:
+            async with asyncio.timeout(endpoint.timeout):
+                yield
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            raise endpoint.timed_out() from exc
+        except httpx.ConnectError as exc:
+            raise endpoint.unreachable(exc) from exc
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+            raise endpoint.stream_cut(str(exc) or type(exc).__name__) from exc
+        except httpx.HTTPError as exc:
+            raise endpoint.unreachable(exc) from exc
+
+    @asynccontextmanager
+    async def _open_stream(
+        self, path: str, body: dict[str, Any], *, sent_tools: bool
+    ) -> AsyncIterator[httpx.Response]:
+        """A streamed POST whose status is already checked. Leaving the block (also by
+        cancellation) closes the response, and with it the connection if unfinished."""
+        async with self._http().stream(
+            "POST",
+            self.endpoint.url(path),
+            json=body,
+            headers=self.endpoint.headers(),
+            timeout=self.endpoint.timeout,
+        ) as response:
+            if response.is_error:
+                await response.aread()
+                raise await self._status_error(_error_reply(response), sent_tools=sent_tools)
+            yield response
+
+    async def _request_json(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        *,
+        sent_tools: bool = False,
+    ) -> Any:
+        """A plain request whose answer is one JSON document; call inside `_call()`."""
+        response = await self._http().request(
+            method,
+            self.endpoint.url(path),
+            json=body,
+            headers=self.endpoint.headers(),
+            timeout=self.endpoint.timeout,
+        )
+        if response.is_error:
+            raise await self._status_error(_error_reply(response), sent_tools=sent_tools)
+        return self._parse_json(response.text)
+
+    def _parse_json(self, text: str) -> Any:
+        try:
+            return json.loads(text)
+        except ValueError:
+            raise self.endpoint.invalid_response(text[:80]) from None
+
+
+def _refuses_tools(message: str) -> bool:
+    return bool(_TOOLS_WORDING.search(message) and _REFUSAL_WORDING.search(message))
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    # Loading the CA bundle takes tens of milliseconds; every provider can share one context.
+    return httpx.create_ssl_context()
+
+
+def _error_reply(response: httpx.Response) -> ErrorReply:
+    return ErrorReply(
+        status=response.status_code,
+        text=response.text,
+        retry_after=_retry_after(response.headers.get("retry-after")),
+    )
+
+
+def _retry_after(value: str | None) -> float | None:
+    # Only the seconds form: an HTTP date would need a clock comparison for little benefit.
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    return seconds if seconds >= 0 else None

@@ -1,0 +1,44 @@
+"""An HTTP answer as the double's handler sends it, and helpers both wire formats share."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Answer:
+    """`body` goes out with a Content-Length; otherwise `chunks` go out chunk-encoded.
+
+    `cut_after` closes the socket after that many chunks (or, for a body, after half of it);
+    `hang_after` stops there and waits for the client to leave (0 with no chunks sent means
+    not even the status line).
+    """
+
+    status: int = 200
+    content_type: str = "application/json"
+    body: bytes | None = None
+    chunks: tuple[bytes, ...] = ()
+    headers: tuple[tuple[str, str], ...] = ()
+    chunk_delay: float = 0.0
+    cut_after: int | None = None
+    hang_after: int | None = None
+
+
+def json_answer(data: Any, status: int = 200, headers: tuple[tuple[str, str], ...] = ()) -> Answer:
+    return Answer(status=status, body=json.dumps(data).encode(), headers=headers)
+
+
+def text_answer(text: str, status: int) -> Answer:
+    return Answer(status=status, content_type="text/plain; charset=utf-8", body=text.encode())
+
+
+def words(text: str | None) -> list[str]:
+    """Text split the way models stream it: a word and its trailing space at a time."""
+    return re.findall(r"\S+\s*|\s+", text) if text else []
+
+
+def arguments_json(arguments: dict[str, Any] | str) -> str:
+    return arguments if isinstance(arguments, str) else json.dumps(arguments)
