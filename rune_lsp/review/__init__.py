@@ -1,0 +1,52 @@
+"""Per-edit review: a pending edit becomes hunks, a WorkspaceEdit or a diagnostic, and what the
+editor actually applied is reconciled with the proposal afterwards (CONTRACT section 3).
+
+Pure logic over lsprotocol types; the server and the terminal front end drive it.
+"""
+
+from rune_lsp.review.diff import colorize, unified_diff
+from rune_lsp.review.errors import HunkMismatchError, ReviewError, UnsupportedEncodingError
+from rune_lsp.review.hunks import Hunk, apply_hunks, compute_hunks
+from rune_lsp.review.mode_b import (
+    ACCEPT_EDIT,
+    REJECT_EDIT,
+    SHOW_DIFF,
+    pending_diagnostic,
+    pending_edit_id,
+    review_code_actions,
+)
+from rune_lsp.review.positions import TextEnd, encoded_length, hunk_range, resolve_encoding
+from rune_lsp.review.reconcile import Reconciliation, reconcile
+from rune_lsp.review.workspace_edit import (
+    annotation_id,
+    build_annotated_edit,
+    build_plain_edit,
+    edit_label,
+)
+
+__all__ = [
+    "ACCEPT_EDIT",
+    "REJECT_EDIT",
+    "SHOW_DIFF",
+    "Hunk",
+    "HunkMismatchError",
+    "Reconciliation",
+    "ReviewError",
+    "TextEnd",
+    "UnsupportedEncodingError",
+    "annotation_id",
+    "apply_hunks",
+    "build_annotated_edit",
+    "build_plain_edit",
+    "colorize",
+    "compute_hunks",
+    "edit_label",
+    "encoded_length",
+    "hunk_range",
+    "pending_diagnostic",
+    "pending_edit_id",
+    "reconcile",
+    "resolve_encoding",
+    "review_code_actions",
+    "unified_diff",
+]

@@ -1,0 +1,146 @@
+from __future__ import annotations
+
+from lsprotocol.converters import get_converter
+from lsprotocol.types import CodeActionKind, Diagnostic, DiagnosticSeverity, Position, Range
+
+from rune_lsp.review import (
+    ACCEPT_EDIT,
+    REJECT_EDIT,
+    SHOW_DIFF,
+    compute_hunks,
+    pending_diagnostic,
+    pending_edit_id,
+    review_code_actions,
+)
+
+from .samples import edit_of, numbered
+
+
+def rng(a: int, b: int, c: int, d: int) -> Range:
+    return Range(start=Position(line=a, character=b), end=Position(line=c, character=d))
+
+
+def diagnostic_for(
+    old: str | None, new: str, reason: str = "", encoding: str | None = None
+) -> Diagnostic:
+    edit = edit_of(old, new, edit_id="edit-9", reason=reason)
+    return pending_diagnostic(edit, compute_hunks(old or "", new), encoding=encoding)
+
+
+def test_diagnostic_names_the_edit_and_its_hunks() -> None:
+    old = numbered(30)
+    new = old.replace("line 3\n", "x\n").replace("line 8\n", "y\n").replace("line 20\n", "")
+    diagnostic = diagnostic_for(old, new, reason="Rename the helper.\nIt is clearer.")
+    assert diagnostic.severity is DiagnosticSeverity.Information
+    assert diagnostic.source == "rune"
+    assert diagnostic.code == "edit-9"
+    assert diagnostic.data == {"editId": "edit-9"}
+    assert diagnostic.message == (
+        "rune: proposed edit_file (3 hunks): Rename the helper. "
+        "Use the code actions Accept edit / Reject edit / Show diff."
+    )
+
+
+def test_message_without_a_reason() -> None:
+    message = diagnostic_for("a\n", "b\n").message
+    assert message == (
+        "rune: proposed edit_file (1 hunk). "
+        "Use the code actions Accept edit / Reject edit / Show diff."
+    )
+
+
+def test_message_adds_a_full_stop_and_cuts_long_reasons() -> None:
+    assert "(1 hunk): fix it. Use" in diagnostic_for("a\n", "b\n", reason="\n  fix it\n").message
+    long = diagnostic_for("a\n", "b\n", reason="w" * 500).message
+    assert "w" * 197 + "..." in long and "w" * 198 not in long
+
+
+def test_range_covers_first_to_last_changed_line() -> None:
+    old = numbered(30)
+    new = old.replace("line 3\n", "x\n").replace("line 20\n", "y\n")
+    assert diagnostic_for(old, new).range == rng(3, 0, 20, len("line 20"))
+
+
+def test_range_of_an_insertion_at_the_end_stays_inside_the_document() -> None:
+    old = "a\nbb\n"
+    assert diagnostic_for(old, old + "c\n").range == rng(1, 0, 1, 2)
+
+
+def test_range_of_a_pure_insertion_marks_the_line_it_goes_before() -> None:
+    assert diagnostic_for("a\nb\nc\n", "a\nnew\nb\nc\n").range == rng(1, 0, 1, 1)
+
+
+def test_range_end_is_measured_in_the_encoding() -> None:
+    old = "x\n😀😀\n"
+    new = "x\nsmile\n"
+    assert diagnostic_for(old, new).range == rng(1, 0, 1, 4)
+    assert diagnostic_for(old, new, encoding="utf-8").range == rng(1, 0, 1, 8)
+    assert diagnostic_for(old, new, encoding="utf-32").range == rng(1, 0, 1, 2)
+
+
+def test_new_file_diagnostic_sits_at_the_start_and_says_new_file() -> None:
+    diagnostic = diagnostic_for(None, "a\nb\n", reason="Add a module")
+    assert diagnostic.range == rng(0, 0, 0, 0)
+    assert diagnostic.message.startswith(
+        "rune: proposed edit_file (new file, 1 hunk): Add a module."
+    )
+
+
+def test_new_file_flag_can_be_given_by_the_caller() -> None:
+    edit = edit_of(None, "a\n")
+    assert (
+        "new file" not in pending_diagnostic(edit, compute_hunks("", "a\n"), new_file=False).message
+    )
+
+
+def test_emptying_a_file_marks_its_lines() -> None:
+    assert diagnostic_for("a\nbcd\n", "").range == rng(0, 0, 1, 3)
+
+
+def test_code_actions_accept_reject_and_show_diff() -> None:
+    diagnostic = diagnostic_for("a\n", "b\n")
+    actions = review_code_actions("edit-9", diagnostic)
+    assert [a.title for a in actions] == ["Accept edit", "Reject edit", "Show diff"]
+    assert [a.command.command for a in actions if a.command] == [
+        ACCEPT_EDIT,
+        REJECT_EDIT,
+        SHOW_DIFF,
+    ]
+    assert [ACCEPT_EDIT, REJECT_EDIT, SHOW_DIFF] == [
+        "rune.acceptEdit",
+        "rune.rejectEdit",
+        "rune.showDiff",
+    ]
+    for action in actions:
+        assert action.kind is CodeActionKind.QuickFix
+        assert action.diagnostics == [diagnostic]
+        assert action.command is not None and action.command.title == action.title
+        assert action.command.arguments == [{"editId": "edit-9"}]
+
+
+def test_code_actions_serialize_with_the_edit_id() -> None:
+    diagnostic = diagnostic_for("a\n", "b\n")
+    payload = get_converter().unstructure(review_code_actions("edit-9", diagnostic))
+    assert payload[2]["kind"] == "quickfix"
+    assert payload[2]["command"] == {
+        "title": "Show diff",
+        "command": "rune.showDiff",
+        "arguments": [{"editId": "edit-9"}],
+    }
+    assert payload[0]["diagnostics"][0]["data"] == {"editId": "edit-9"}
+
+
+def test_pending_edit_id_reads_back_a_diagnostic_the_client_returned() -> None:
+    converter = get_converter()
+    sent = diagnostic_for("a\n", "b\n")
+    returned = converter.structure(converter.unstructure(sent), Diagnostic)
+    assert pending_edit_id(returned) == "edit-9"
+
+
+def test_pending_edit_id_ignores_foreign_and_malformed_diagnostics() -> None:
+    foreign = Diagnostic(range=rng(0, 0, 0, 1), message="E501", source="ruff", code="E501")
+    assert pending_edit_id(foreign) is None
+    no_data = Diagnostic(range=rng(0, 0, 0, 1), message="m", source="rune", code="edit-4", data=[1])
+    assert pending_edit_id(no_data) == "edit-4"
+    nothing = Diagnostic(range=rng(0, 0, 0, 1), message="m", source="rune", code=5, data="x")
+    assert pending_edit_id(nothing) is None

@@ -1,0 +1,120 @@
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from rune_lsp.review import HunkMismatchError, apply_hunks, compute_hunks, reconcile
+
+from .samples import numbered
+
+OLD = numbered(50)
+NEW = (
+    OLD.replace("line 9\nline 10\nline 11\n", "nine\nten\neleven\n")
+    .replace("line 24\n", "twenty-four\n")
+    .replace("line 39\n", "thirty-nine\n")
+)
+HUNKS = compute_hunks(OLD, NEW)
+
+
+def test_three_hunks_in_the_sample() -> None:
+    assert [(h.old_start, h.old_end) for h in HUNKS] == [(9, 12), (24, 25), (39, 40)]
+
+
+def test_everything_landed_is_applied() -> None:
+    verdict = reconcile(OLD, HUNKS, NEW)
+    assert (verdict.status, verdict.kept, verdict.dropped) == ("applied", (0, 1, 2), ())
+    assert verdict.detail == (
+        "applied: the user accepted the whole edit (3 hunks, lines 10-12, 25, 40)."
+    )
+
+
+def test_some_hunks_landed_is_partial_and_names_both_sides() -> None:
+    verdict = reconcile(OLD, HUNKS, apply_hunks(OLD, HUNKS, keep=[0, 2]))
+    assert (verdict.status, verdict.kept, verdict.dropped) == ("partial", (0, 2), (1,))
+    assert verdict.detail == (
+        "partially applied: kept hunks 1, 3 of 3 (lines 10-12, 40); "
+        "the user discarded hunk 2 (line 25)."
+    )
+
+
+def test_nothing_landed_is_rejected() -> None:
+    verdict = reconcile(OLD, HUNKS, OLD)
+    assert (verdict.status, verdict.kept, verdict.dropped) == ("rejected", (), (0, 1, 2))
+    assert verdict.detail.startswith("rejected: the user discarded all 3 hunks")
+
+
+def test_a_document_changed_otherwise_is_stale() -> None:
+    typed_meanwhile = NEW.replace("line 30\n", "someone typed here\n")
+    verdict = reconcile(OLD, HUNKS, typed_meanwhile)
+    assert (verdict.status, verdict.kept, verdict.dropped) == ("stale", (), ())
+    assert "Read the file again" in verdict.detail
+
+
+def test_a_hunk_that_landed_only_halfway_is_stale() -> None:
+    half = OLD.replace("line 9\n", "nine\n")
+    assert reconcile(OLD, HUNKS, half).status == "stale"
+
+
+def test_extra_text_at_the_end_is_stale() -> None:
+    assert reconcile(OLD, HUNKS, NEW + "more\n").status == "stale"
+    assert reconcile(OLD, HUNKS, NEW[:-1]).status == "stale"
+
+
+def test_a_deleted_file_is_stale() -> None:
+    assert reconcile(OLD, HUNKS, None).status == "stale"
+
+
+def test_line_endings_converted_by_the_editor_still_count_as_the_proposal() -> None:
+    old = OLD.replace("\n", "\r\n")
+    proposal = compute_hunks(old, old.replace("line 3\r\n", "three\n"))
+    verdict = reconcile(old, proposal, old.replace("line 3\r\n", "three\r\n"))
+    assert verdict.status == "applied"
+    assert "line endings were converted" in verdict.detail
+
+
+def test_new_file_created_is_applied() -> None:
+    hunks = compute_hunks("", "a\nb\n")
+    assert reconcile(None, hunks, "a\nb\n").status == "applied"
+
+
+def test_new_file_not_created_is_rejected() -> None:
+    verdict = reconcile(None, compute_hunks("", "a\n"), None)
+    assert (verdict.status, verdict.dropped) == ("rejected", (0,))
+    assert "does not exist" in verdict.detail
+
+
+def test_new_file_created_without_its_content_is_rejected_and_says_so() -> None:
+    verdict = reconcile(None, compute_hunks("", "a\n"), "")
+    assert verdict.status == "rejected"
+    assert "created empty" in verdict.detail
+
+
+def test_an_edit_without_hunks_is_applied_when_nothing_changed() -> None:
+    assert reconcile("same\n", (), "same\n").status == "applied"
+    assert reconcile("same\n", (), "other\n").status == "stale"
+
+
+def test_insertion_next_to_identical_lines_is_told_apart() -> None:
+    old = "x\nx\n"
+    hunks = compute_hunks(old, "x\nx\nx\n")
+    assert reconcile(old, hunks, "x\nx\nx\n").status == "applied"
+    assert reconcile(old, hunks, old).status == "rejected"
+
+
+def test_hunks_of_another_text_are_refused() -> None:
+    with pytest.raises(HunkMismatchError):
+        reconcile("something else\n", HUNKS, NEW)
+
+
+def test_a_thousand_hunks_in_a_big_file_are_sorted_out() -> None:
+    lines = numbered(20_000).splitlines(keepends=True)
+    old = "".join(lines)
+    for k in range(5, 20_000, 20):
+        lines[k] = f"changed {k}\n"
+    hunks = compute_hunks(old, "".join(lines))
+    assert len(hunks) == 1000
+    keep = sorted(random.Random(3).sample(range(1000), 600))
+    verdict = reconcile(old, hunks, apply_hunks(old, hunks, keep=keep))
+    assert verdict.status == "partial"
+    assert verdict.kept == tuple(keep)
