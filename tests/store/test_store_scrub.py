@@ -1,0 +1,135 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from store_samples import API_KEY, CHECK, STARTED, pending_run, run_result, run_state
+
+from rune_lsp.loop.state import CallRecord, Message, ToolCall, ToolOutcome
+from rune_lsp.store.pending import PendingStore
+from rune_lsp.store.receipts import Receipt, ReceiptStore, build_receipt
+from rune_lsp.store.scrub import MASK, MIN_FRAGMENT, Scrubber
+from rune_lsp.store.urls import mask_url_password
+
+
+def _leaky_receipt(secret: str) -> Receipt:
+    """A run where the key leaked everywhere a run's text can carry it."""
+    state = run_state()
+    state.call_log.append(
+        CallRecord(
+            call_id="call-3",
+            name="read_file",
+            arguments=f'{{"path": ".env", "note": "{secret}"}}',
+            status="ok",
+            digest=f"OPENAI_API_KEY={secret}\nDEBUG=1\n",
+            iteration=2,
+            started_at=0.0,
+            duration_ms=1.0,
+        )
+    )
+    state.diffs["edit-1"] = f"+KEY = '{secret}'\n"
+    result = run_result().model_copy(
+        update={"answer": f"I found the key {secret} in .env.", "error": f"auth {secret}"}
+    )
+    return build_receipt(
+        result,
+        secrets=[secret, None, ""],
+        provider="openai",
+        model="m",
+        base_url="https://127.0.0.1:8080/v1",
+        started_at=STARTED,
+        ended_at=STARTED,
+        state=state,
+        check=CHECK.model_copy(update={"stdout_tail": f"env: {secret}", "stderr_tail": secret}),
+        document="file:///ws/.env",
+        task=f"why does {secret} fail?",
+    )
+
+
+def test_key_never_reaches_the_receipt_file(tmp_path: Path) -> None:
+    built = _leaky_receipt(API_KEY)
+    store = ReceiptStore(tmp_path)
+    written = store.write(built).read_text()
+    markdown = store.write_markdown(built).read_text()
+    for text in (written, markdown, built.to_json()):
+        assert API_KEY not in text
+        assert API_KEY[:MIN_FRAGMENT] not in text
+    # Masked where it was, the rest of the text kept.
+    assert built.tool_calls[-1].digest == f"OPENAI_API_KEY={MASK}\nDEBUG=1\n"
+    assert built.result.answer == f"I found the key {MASK} in .env."
+    assert built.check is not None and built.check.stderr_tail == MASK
+    assert built.edits[0].diff == f"+KEY = '{MASK}'\n"
+    assert built.task == f"why does {MASK} fail?"
+
+
+def test_key_cut_in_half_by_an_earlier_clip_is_masked() -> None:
+    head, tail = API_KEY[:20], API_KEY[-12:]
+    scrub = Scrubber([API_KEY])
+    assert scrub.text(f"...{head}\n[output truncated]") == f"...{MASK}\n[output truncated]"
+    assert (
+        scrub.text(f"[earlier output elided]{tail} done") == f"[earlier output elided]{MASK} done"
+    )
+    # Pieces too short to matter are ordinary text.
+    assert scrub.text(API_KEY[: MIN_FRAGMENT - 1]) == API_KEY[: MIN_FRAGMENT - 1]
+
+
+def test_key_inside_json_text_is_masked() -> None:
+    secret = 'pa"ss\\word-0123456789'
+    escaped = '{"key": "pa\\"ss\\\\word-0123456789"}'
+    assert Scrubber([secret]).text(escaped) == f'{{"key": "{MASK}"}}'
+
+
+def test_short_secret_cannot_break_fixed_vocabulary() -> None:
+    # A local server's key can be tiny; statuses and outcomes must survive it.
+    built = _leaky_receipt("ok")
+    assert built.tool_calls[0].status == "ok"
+    assert built.outcome == "completed"
+    assert built.result.answer == f"I found the key {MASK} in .env."  # free text is masked
+    assert Receipt.model_validate_json(built.to_json()) == built
+
+
+def test_no_secrets_change_nothing() -> None:
+    scrub = Scrubber([None, ""])
+    assert not scrub
+    state = run_state()
+    assert scrub.model(state) is state
+    assert scrub.text("anything") == "anything"
+
+
+def test_overlapping_secrets_mask_once() -> None:
+    scrub = Scrubber(["abcdefghijkl", "ghijklmnopqr"])
+    assert scrub.text("x abcdefghijklmnopqr y") == f"x {MASK} y"
+
+
+def test_pending_state_is_scrubbed_everywhere(tmp_path: Path) -> None:
+    record = pending_run()
+    record.state.messages.append(Message(role="tool", content=f"KEY={API_KEY}", name="read_file"))
+    record.state.turn_calls.append(
+        ToolCall(id="c9", name="run_command", arguments={"command": f"echo {API_KEY}"})
+    )
+    record.state.turn_results["c9"] = ToolOutcome(status="ok", content=API_KEY)
+    store = PendingStore(tmp_path)
+    text = store.save(record, secrets=[API_KEY]).read_text()
+    assert API_KEY not in text and API_KEY[:MIN_FRAGMENT] not in text
+    loaded = store.load("run-1")
+    assert loaded is not None
+    assert loaded.state.messages[-1].content == f"KEY={MASK}"
+    assert loaded.state.turn_calls[-1].arguments == {"command": f"echo {MASK}"}
+    assert loaded.state.turn_results["c9"] == ToolOutcome(status="ok", content=MASK)
+    assert loaded.state.pending == record.state.pending  # the rest is untouched
+
+
+def test_url_passwords_are_masked() -> None:
+    assert mask_url_password("http://me:hunter2@host:8080/v1") == "http://me:***@host:8080/v1"
+    assert mask_url_password("http://me@host/v1") == "http://me@host/v1"
+    assert mask_url_password("http://[::1/broken") == "http://[::1/broken"
+    built = build_receipt(
+        run_result(),
+        secrets=[],
+        provider="openai",
+        model="m",
+        base_url="https://user:s3cr3t@proxy.example/v1",
+        started_at=STARTED,
+        ended_at=STARTED,
+    )
+    assert built.base_url == "https://user:***@proxy.example/v1"
+    assert "s3cr3t" not in built.to_json()
