@@ -1,0 +1,200 @@
+"""Drive one run from start (or resume) to its result, whatever the front end.
+
+The loop pauses whenever the model proposes a change; a `Reviewer` (the editor's review flow, or
+the terminal's y/n prompt) turns each pending change into a decision, one at a time. The driver
+persists the paused state before asking anyone, so a crash while a review is open loses nothing,
+then verifies the result and stores the receipt. The LSP server and the CLI share this code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from rune_lsp.loop.runtime import AgentLoop
+from rune_lsp.loop.state import (
+    Decision,
+    EditRecord,
+    Finished,
+    Landed,
+    PreparedChange,
+    PreparedEdit,
+    RunOutcome,
+    RunResult,
+    RunState,
+)
+from rune_lsp.review.diff import unified_diff
+from rune_lsp.runner.verify import CheckOutcome, Verifier, annotate_answer, verified_from
+from rune_lsp.store.bounds import clip
+from rune_lsp.store.pending import PendingRun, PendingStore
+from rune_lsp.store.receipts import DIFF_CAP, ReceiptStore, build_receipt
+
+log = logging.getLogger(__name__)
+
+
+class Reviewer(Protocol):
+    async def decide(self, change: PreparedChange, state: RunState) -> Decision:
+        """Ask the user about one change; the answer may come from the editor applying it."""
+        ...
+
+    async def withdraw(self) -> None:
+        """The run is over while a review is open: take the open review away."""
+        ...
+
+
+@dataclass(frozen=True)
+class RunMeta:
+    """What the receipt and the pending record need to know about a run besides its state."""
+
+    provider: str
+    model: str
+    base_url: str
+    task: str
+    document_uri: str  # the document the run was started on
+    document_path: str | None = None
+    secrets: tuple[str, ...] = ()
+    session_id: str = ""
+
+
+@dataclass
+class RunDriver:
+    loop: AgentLoop
+    reviewer: Reviewer
+    meta: RunMeta
+    pending_store: PendingStore | None = None
+    receipt_store: ReceiptStore | None = None
+    verifier: Verifier | None = None
+    started_at: float = field(default_factory=time.time)
+    _state: RunState | None = None
+
+    async def start(self, run_id: str) -> RunResult:
+        return await self._drive(lambda: self.loop.run(self.meta.task, run_id=run_id), run_id)
+
+    async def resume(self, state: RunState) -> RunResult:
+        """Continue a persisted pause: decisions already taken stand, the rest are asked again
+        against the current text (an edit whose target changed meanwhile comes back stale)."""
+        self._state = state
+        return await self._drive(lambda: self._review_and_resume(state), state.run_id)
+
+    async def _drive(self, first_step: _Step, run_id: str) -> RunResult:
+        state: RunState | None
+        try:
+            outcome = await first_step()
+            while not isinstance(outcome, Finished):
+                outcome = await self._review_and_resume(outcome.state)
+            result, state = outcome.result, outcome.state
+        except asyncio.CancelledError:
+            await self.reviewer.withdraw()
+            result, state = self._cancelled(run_id), self._state
+        check = await self._verify(result)
+        result = result.model_copy(
+            update={
+                "verified": verified_from(check),
+                "answer": annotate_answer(result.answer, check),
+            }
+        )
+        result = self._store_receipt(result, state, check)
+        if self.pending_store is not None:
+            self.pending_store.discard(run_id)
+        return result
+
+    async def _review_and_resume(self, state: RunState) -> RunOutcome:
+        self._state = state
+        self._persist(state)
+        for change in state.undecided:
+            if isinstance(change, PreparedEdit) and change.edit_id not in state.diffs:
+                state.diffs[change.edit_id] = clip(
+                    unified_diff(change, display_path=change.path), DIFF_CAP
+                )
+            state.decide(change.edit_id, await self.reviewer.decide(change, state))
+            self._persist(state)
+        return await self.loop.resume(state)
+
+    def _persist(self, state: RunState) -> None:
+        if self.pending_store is None:
+            return
+        self.pending_store.save(
+            PendingRun(
+                run_id=state.run_id,
+                state=state,
+                document_uri=self.meta.document_uri,
+                document_path=self.meta.document_path,
+                task=self.meta.task,
+                provider=self.meta.provider,
+                model=self.meta.model,
+                base_url=self.meta.base_url,
+                session_id=self.meta.session_id,
+            ),
+            secrets=self.meta.secrets,
+        )
+
+    def _cancelled(self, run_id: str) -> RunResult:
+        state = self._state
+        if state is None:
+            return RunResult(run_id=run_id, outcome="cancelled", iteration_budget=0)
+        return RunResult(
+            run_id=run_id,
+            outcome="cancelled",
+            error="the run was cancelled",
+            iterations_used=state.iterations_used,
+            iteration_budget=state.iteration_budget,
+            edits=tuple(_edits_at_cancel(state)),
+        )
+
+    async def _verify(self, result: RunResult) -> CheckOutcome | None:
+        if self.verifier is None or result.outcome in ("cancelled", "superseded"):
+            return None
+        changed = [e.path for e in result.edits if e.tool != "run_command" and _landed(e)]
+        if not changed:
+            return None
+        return await self.verifier.verify(changed)
+
+    def _store_receipt(
+        self, result: RunResult, state: RunState | None, check: CheckOutcome | None
+    ) -> RunResult:
+        if self.receipt_store is None:
+            return result
+        try:
+            path = self.receipt_store.receipt_path(result.run_id)
+            result = result.model_copy(update={"receipt": str(path)})
+            receipt = build_receipt(
+                result=result,
+                state=state,
+                provider=self.meta.provider,
+                model=self.meta.model,
+                base_url=self.meta.base_url,
+                started_at=self.started_at,
+                ended_at=time.time(),
+                check=check.record if check is not None else None,
+                document=self.meta.document_path or self.meta.document_uri,
+                task=self.meta.task,
+                secrets=self.meta.secrets,
+            )
+            self.receipt_store.write(receipt)
+        except OSError as exc:  # a full disk must not cost the user the run's result
+            log.warning("could not write the receipt for run %s: %s", result.run_id, exc)
+            result = result.model_copy(update={"receipt": None})
+        return result
+
+
+class _Step(Protocol):
+    async def __call__(self) -> RunOutcome: ...
+
+
+def _landed(edit: EditRecord) -> bool:
+    return edit.status in ("applied", "partial")
+
+
+def _edits_at_cancel(state: RunState) -> list[EditRecord]:
+    """Edits an editor already applied stay reported as such; the rest were never applied."""
+    records: list[EditRecord] = []
+    for record in state.edits:
+        decision = state.decisions.get(record.edit_id)
+        if record.status == "pending" and isinstance(decision, Landed):
+            status = "rejected" if decision.status == "denied" else decision.status
+            record = record.model_copy(update={"status": status})
+        records.append(record)
+    return records

@@ -1,0 +1,93 @@
+"""Verification as its own claim (CONTRACT section 5).
+
+"The edit was applied" and "the fix works" are different statements. `verified` is `true` only
+when the configured check ran after the last accepted edit, exited 0, and the run changed at
+least one file; `false` when it failed; `null` when no check ran.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from rune_lsp.store.receipts import CheckRecord
+from rune_lsp.tools.run_command import run_shell
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    record: CheckRecord
+    # False when the disk may not hold what the editor shows (unsaved buffers): no verdict then.
+    trustworthy: bool = True
+    note: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.record.exit_code == 0 and not self.record.timed_out
+
+
+class Verifier(Protocol):
+    async def verify(self, changed_paths: Sequence[str]) -> CheckOutcome: ...
+
+
+#: Called before the check with the changed paths; returns paths whose buffers may be unsaved.
+SaveHook = Callable[[Sequence[str]], Awaitable[Sequence[str]]]
+
+
+@dataclass(frozen=True)
+class ShellVerifier:
+    """Runs `checkCommand` on the disk state, after asking the front end to save first."""
+
+    command: str
+    cwd: Path
+    timeout: float
+    save_first: SaveHook | None = None
+
+    async def verify(self, changed_paths: Sequence[str]) -> CheckOutcome:
+        unsaved: Sequence[str] = ()
+        if self.save_first is not None:
+            unsaved = await self.save_first(changed_paths)
+        result = await run_shell(self.command, cwd=self.cwd, timeout=self.timeout)
+        record = CheckRecord(
+            command=self.command,
+            exit_code=result.exit_code,
+            timed_out=result.timed_out,
+            stdout_tail=result.stdout_tail,
+            stderr_tail=result.stderr_tail,
+            duration_ms=result.duration_ms,
+        )
+        if unsaved:
+            note = "unsaved editor buffers: " + ", ".join(unsaved)
+            return CheckOutcome(record=record, trustworthy=False, note=note)
+        return CheckOutcome(record=record)
+
+
+def verified_from(check: CheckOutcome | None) -> bool | None:
+    if check is None or not check.trustworthy:
+        return None
+    return check.passed
+
+
+_CLAIM = re.compile(r"\bverified\b|\bverify\b.*\b(passed|succeeded)\b", re.IGNORECASE)
+
+
+def annotate_answer(answer: str, check: CheckOutcome | None) -> str:
+    """State the verification result in the answer, so no answer claims more than was shown."""
+    if check is None:
+        if _CLAIM.search(answer):
+            return answer + "\n\nNote: no check command ran, so this fix is not verified."
+        return answer
+    command = f"`{check.record.command}`"
+    if not check.trustworthy:
+        return f"{answer}\n\nVerification: not verified: {command} ran, but {check.note}."
+    if check.passed:
+        return f"{answer}\n\nVerification: {command} passed (exit 0)."
+    record = check.record
+    reason = "timed out" if record.timed_out else f"failed (exit {record.exit_code})"
+    tail = (check.record.stderr_tail or check.record.stdout_tail).strip()
+    shown = "\n".join(tail.splitlines()[-15:])
+    suffix = f":\n{shown}" if shown else "."
+    return f"{answer}\n\nVerification: {command} {reason}; the fix is not verified{suffix}"

@@ -1,0 +1,42 @@
+"""`Rune: Fix this` on any range, plus the review actions of pending edits (mode B)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lsprotocol import types
+
+from rune_lsp.server.app import RuneServer
+from rune_lsp.server.converters import unstructure
+from rune_lsp.server.fix import FIX_THIS
+from rune_lsp.server.review import ReviewDesk
+
+TITLE = "Rune: Fix this"
+
+
+def register(server: RuneServer, desk: ReviewDesk) -> None:
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(
+            code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite]
+        ),
+    )
+    def code_actions(ls: RuneServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        uri = params.text_document.uri
+        actions = desk.code_actions(uri, params.range)
+        actions.append(fix_this_action(uri, params.range, params.context.diagnostics))
+        return actions
+
+
+def fix_this_action(
+    uri: str, range_: types.Range, diagnostics: Sequence[types.Diagnostic]
+) -> types.CodeAction:
+    """quickfix when diagnostics overlap the range (carrying them), refactor.rewrite otherwise."""
+    foreign = [d for d in diagnostics if d.source != "rune"]
+    argument = {"uri": uri, "range": unstructure(range_), "diagnostics": unstructure(foreign)}
+    return types.CodeAction(
+        title=TITLE,
+        kind=types.CodeActionKind.QuickFix if foreign else types.CodeActionKind.RefactorRewrite,
+        diagnostics=foreign or None,
+        command=types.Command(title=TITLE, command=FIX_THIS, arguments=[argument]),
+    )

@@ -1,0 +1,105 @@
+"""Typed arguments of the `workspace/executeCommand` commands (CONTRACT section 3).
+
+Editors send JSON; each command validates its single argument object here so a wrong shape
+gets an InvalidParams error that names the field, never a crash halfway through a run.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from lsprotocol import converters, types
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pygls.exceptions import JsonRpcInvalidParams
+
+from rune_lsp.loop.task import FixTask, TaskDiagnostic
+
+_converter = converters.get_converter()
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class PositionArg(_Args):
+    line: int = Field(ge=0)
+    character: int = Field(ge=0)
+
+
+class RangeArg(_Args):
+    start: PositionArg
+    end: PositionArg
+
+
+class FixThisArgs(_Args):
+    uri: str = Field(min_length=1)
+    range: RangeArg | None = None
+    instruction: str | None = None
+    diagnostics: tuple[dict[str, Any], ...] = ()
+
+    @field_validator("diagnostics")
+    @classmethod
+    def _lsp_diagnostics(cls, value: tuple[dict[str, Any], ...]) -> tuple[dict[str, Any], ...]:
+        for item in value:
+            _converter.structure(item, types.Diagnostic)  # raises on a malformed diagnostic
+        return value
+
+    def lsp_diagnostics(self) -> list[types.Diagnostic]:
+        return [_converter.structure(item, types.Diagnostic) for item in self.diagnostics]
+
+    def task(self, display_path: str, text: str) -> FixTask:
+        start = self.range.start.line if self.range else None
+        end = self.range.end.line if self.range else None
+        return FixTask(
+            path=display_path,
+            text=text,
+            start_line=start,
+            end_line=end,
+            diagnostics=tuple(_task_diagnostic(d) for d in self.lsp_diagnostics()),
+            instruction=self.instruction,
+        )
+
+
+class RunIdArgs(_Args):
+    run_id: str = Field(alias="runId", min_length=1)
+
+
+class EditIdArgs(_Args):
+    edit_id: str = Field(alias="editId", min_length=1)
+
+
+A = TypeVar("A", bound=_Args)
+
+
+def parse(model: type[A], command: str, args: tuple[Any, ...]) -> A:
+    """The first argument of `command` as `model`, or InvalidParams naming what is wrong."""
+    if len(args) != 1:
+        raise JsonRpcInvalidParams(f"{command} takes one argument object, got {len(args)}")
+    try:
+        return model.model_validate(args[0])
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'argument'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise JsonRpcInvalidParams(f"{command}: {problems}") from None
+    except Exception as exc:  # lsprotocol's converter raises its own types
+        raise JsonRpcInvalidParams(f"{command}: {exc}") from None
+
+
+_SEVERITY = {
+    types.DiagnosticSeverity.Error: "error",
+    types.DiagnosticSeverity.Warning: "warning",
+    types.DiagnosticSeverity.Information: "information",
+    types.DiagnosticSeverity.Hint: "hint",
+}
+
+
+def _task_diagnostic(diagnostic: types.Diagnostic) -> TaskDiagnostic:
+    return TaskDiagnostic(
+        line=diagnostic.range.start.line,
+        message=diagnostic.message,
+        severity=_SEVERITY.get(diagnostic.severity, "error") if diagnostic.severity else "error",
+        source=diagnostic.source,
+        code=str(diagnostic.code) if diagnostic.code is not None else None,
+    )

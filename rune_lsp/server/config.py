@@ -1,0 +1,43 @@
+"""Settings for the server: initializationOptions, then `workspace/configuration` section `rune`.
+
+Each source is validated key by key; a bad value is shown to the user naming the key, and the
+default for that key is kept (see `rune_lsp.settings.load_settings`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from lsprotocol import types
+
+from rune_lsp.settings import Settings, SettingsProblem, load_settings
+
+SECTION = "rune"
+
+
+def options_from(raw: object) -> dict[str, Any]:
+    """Accept both `{"rune": {...}}` and a flat `{...}`; anything else counts as empty."""
+    if not isinstance(raw, Mapping):
+        return {}
+    nested = raw.get(SECTION)
+    if isinstance(nested, Mapping):
+        return {str(k): v for k, v in nested.items()}
+    return {str(k): v for k, v in raw.items()}
+
+
+def merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """Later sources win key by key; a `null` from the editor means "not set"."""
+    merged = dict(base)
+    merged.update({k: v for k, v in override.items() if v is not None})
+    return merged
+
+
+def resolve(
+    initialization_options: object, configuration: object
+) -> tuple[Settings, list[SettingsProblem]]:
+    return load_settings(merge(options_from(initialization_options), options_from(configuration)))
+
+
+def problem_message(problem: SettingsProblem) -> types.ShowMessageParams:
+    return types.ShowMessageParams(type=types.MessageType.Warning, message=str(problem))

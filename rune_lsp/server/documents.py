@@ -1,0 +1,84 @@
+"""The editor's view of files: open buffers (unsaved text included) first, the disk otherwise.
+
+Also tracks document changes, so review can wait for the `didChange` that follows an accepted
+`workspace/applyEdit` (clients send it shortly after their reply, not before).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from pygls.uris import from_fs_path, to_fs_path
+from pygls.workspace import Workspace
+
+from rune_lsp.tools.documents import DiskDocuments
+
+
+def path_of(uri: str) -> Path | None:
+    fs_path = to_fs_path(uri)
+    return Path(fs_path) if fs_path else None
+
+
+def uri_of(path: Path) -> str:
+    return from_fs_path(str(path)) or path.as_uri()
+
+
+class LspDocuments:
+    """A `DocumentSource` over pygls' workspace."""
+
+    def __init__(self, workspace: Callable[[], Workspace]) -> None:
+        self._get_workspace = workspace
+        self._disk = DiskDocuments()
+        self._changed: dict[Path, asyncio.Event] = {}
+
+    @property
+    def _workspace(self) -> Workspace:
+        return self._get_workspace()
+
+    def _open(self) -> dict[Path, str]:
+        """Open documents by resolved path (clients spell URIs differently)."""
+        by_path: dict[Path, str] = {}
+        for uri in self._workspace.text_documents:
+            path = path_of(uri)
+            if path is not None:
+                by_path[path.resolve()] = uri
+        return by_path
+
+    def uri_for(self, path: Path) -> str:
+        return self._open().get(path.resolve()) or uri_of(path)
+
+    def read_text(self, path: Path) -> str | None:
+        uri = self._open().get(path.resolve())
+        if uri is not None:
+            return self._workspace.get_text_document(uri).source
+        return self._disk.read_text(path)
+
+    def is_open(self, path: Path) -> bool:
+        return path.resolve() in self._open()
+
+    def open_paths(self) -> Iterable[Path]:
+        return list(self._open())
+
+    def version(self, path: Path) -> int | None:
+        uri = self._open().get(path.resolve())
+        if uri is None:
+            return None
+        return self._workspace.get_text_document(uri).version
+
+    def disk_text(self, path: Path) -> str | None:
+        return self._disk.read_text(path)
+
+    # --- change notifications ------------------------------------------------------------------
+
+    def mark_changed(self, uri: str) -> None:
+        path = path_of(uri)
+        if path is not None:
+            self._changed.setdefault(path.resolve(), asyncio.Event()).set()
+
+    def expect_change(self, path: Path) -> asyncio.Event:
+        """An event set by the next change to `path`; take it before sending the edit."""
+        event = asyncio.Event()
+        self._changed[path.resolve()] = event
+        return event

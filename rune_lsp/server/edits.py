@@ -1,0 +1,48 @@
+"""`rune.acceptEdit`, `rune.rejectEdit`, `rune.showDiff`: review mode B from any client."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+
+from rune_lsp.server.app import RuneServer
+from rune_lsp.server.commands import EditIdArgs, parse
+from rune_lsp.server.review import ReviewDesk
+
+ACCEPT = "rune.acceptEdit"
+REJECT = "rune.rejectEdit"
+SHOW_DIFF = "rune.showDiff"
+
+
+def register(server: RuneServer, desk: ReviewDesk) -> None:
+    @server.command(ACCEPT)
+    async def accept(ls: RuneServer, *args: Any) -> dict[str, str]:
+        return {"status": await _resolve(desk, ACCEPT, args, "accept")}
+
+    @server.command(REJECT)
+    async def reject(ls: RuneServer, *args: Any) -> dict[str, str]:
+        return {"status": await _resolve(desk, REJECT, args, "reject")}
+
+    @server.command(SHOW_DIFF)
+    def show_diff(ls: RuneServer, *args: Any) -> dict[str, str]:
+        request = parse(EditIdArgs, SHOW_DIFF, args)
+        try:
+            diff = desk.diff_of(request.edit_id)
+        except KeyError:
+            raise _unknown(SHOW_DIFF, request.edit_id) from None
+        ls.tell(diff, types.MessageType.Info)
+        return {"diff": diff}
+
+
+async def _resolve(desk: ReviewDesk, command: str, args: tuple[Any, ...], verdict: Any) -> str:
+    request = parse(EditIdArgs, command, args)
+    try:
+        return await desk.resolve(request.edit_id, verdict)
+    except KeyError:
+        raise _unknown(command, request.edit_id) from None
+
+
+def _unknown(command: str, edit_id: str) -> JsonRpcInvalidParams:
+    return JsonRpcInvalidParams(f"{command}: no pending edit {edit_id!r} (already resolved?)")

@@ -1,0 +1,56 @@
+"""`rune.fixThis`, `rune.cancel`, `rune.resume`: thin handlers over the run manager."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from rune_lsp.loop.state import RunResult
+from rune_lsp.server.app import RuneServer
+from rune_lsp.server.commands import FixThisArgs, RunIdArgs, parse
+from rune_lsp.server.documents import path_of
+from rune_lsp.server.runs import RunManager
+
+FIX_THIS = "rune.fixThis"
+CANCEL = "rune.cancel"
+RESUME = "rune.resume"
+
+
+def register(server: RuneServer, runs: RunManager) -> None:
+    @server.command(FIX_THIS)
+    async def fix_this(ls: RuneServer, *args: Any) -> dict[str, Any]:
+        request = parse(FixThisArgs, FIX_THIS, args)
+        path = path_of(request.uri)
+        if path is None:
+            raise JsonRpcInvalidParams(f"{FIX_THIS}: uri must be a file: URI, got {request.uri}")
+        text = runs.documents.read_text(path)
+        if text is None:
+            raise JsonRpcInvalidParams(f"{FIX_THIS}: cannot read {path}")
+        root = runs.root_for(path)
+        display = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+        task = request.task(display, text)
+        return wire(await runs.fix(task, request.uri, ls.protocol.msg_id))
+
+    @server.command(CANCEL)
+    def cancel(ls: RuneServer, *args: Any) -> dict[str, bool]:
+        request = parse(RunIdArgs, CANCEL, args)
+        return {"cancelled": runs.cancel(request.run_id)}
+
+    @server.command(RESUME)
+    async def resume(ls: RuneServer, *args: Any) -> dict[str, Any]:
+        request = parse(RunIdArgs, RESUME, args)
+        if request.run_id in runs.active:
+            raise JsonRpcInvalidParams(f"{RESUME}: run {request.run_id} is still running")
+        try:
+            result = await runs.resume(request.run_id, ls.protocol.msg_id)
+        except KeyError:
+            raise JsonRpcInvalidParams(
+                f"{RESUME}: no interrupted run {request.run_id} in {ls.settings.resolved_state_dir}"
+            ) from None
+        return wire(result)
+
+
+def wire(result: RunResult) -> dict[str, Any]:
+    """The run result as CONTRACT section 6 spells it."""
+    return result.model_dump(mode="json", by_alias=True)

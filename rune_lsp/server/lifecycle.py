@@ -1,0 +1,82 @@
+"""Initialization, settings, document changes, progress cancels and shutdown."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from rune_lsp.server import config
+from rune_lsp.server.app import RuneServer
+from rune_lsp.server.runs import RunManager
+
+
+def register(server: RuneServer, runs: RunManager) -> None:
+    @server.feature(types.INITIALIZE)
+    def on_initialize(ls: RuneServer, params: types.InitializeParams) -> None:
+        ls.initialization_options = params.initialization_options
+        apply_settings(ls, None)
+
+    @server.feature(types.INITIALIZED)
+    async def on_initialized(ls: RuneServer, params: types.InitializedParams) -> None:
+        await pull_settings(ls)
+        announce_interrupted(ls, runs)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def on_configuration(ls: RuneServer, params: types.DidChangeConfigurationParams) -> None:
+        pushed = params.settings if params.settings not in (None, {}) else None
+        if pushed is not None:
+            apply_settings(ls, pushed)
+        else:
+            await pull_settings(ls)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def on_change(ls: RuneServer, params: types.DidChangeTextDocumentParams) -> None:
+        runs.documents.mark_changed(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def on_open(ls: RuneServer, params: types.DidOpenTextDocumentParams) -> None:
+        runs.documents.mark_changed(params.text_document.uri)
+
+    @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
+    def on_progress_cancel(ls: RuneServer, params: types.WorkDoneProgressCancelParams) -> None:
+        runs.cancel_token(params.token)
+
+    @server.feature(types.SHUTDOWN)
+    async def on_shutdown(ls: RuneServer, params: None) -> None:
+        await runs.shutdown()
+
+    server.on_request_cancelled = runs.cancel_request
+
+
+async def pull_settings(ls: RuneServer) -> None:
+    """`workspace/configuration` for section `rune`, when the client offers it."""
+    workspace = ls.client_capabilities.workspace
+    if not (workspace and workspace.configuration):
+        return
+    try:
+        answer = await ls.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section=config.SECTION)])
+        )
+    except Exception as exc:  # a client that fails here still gets the initial settings
+        ls.log(f"workspace/configuration failed: {exc}", types.MessageType.Warning)
+        return
+    apply_settings(ls, answer[0] if answer else None)
+
+
+def apply_settings(ls: RuneServer, configuration: object) -> None:
+    settings, problems = config.resolve(ls.initialization_options, configuration)
+    ls.settings = settings
+    for problem in problems:
+        ls.window_show_message(config.problem_message(problem))
+        ls.log(str(problem), types.MessageType.Warning)
+
+
+def announce_interrupted(ls: RuneServer, runs: RunManager) -> None:
+    interrupted = runs.interrupted()
+    if not interrupted:
+        return
+    names = ", ".join(f"{r.run_id} ({r.document_path or r.document_uri})" for r in interrupted)
+    ls.tell(
+        f"rune: {len(interrupted)} interrupted run(s) wait for review: {names}. "
+        "Continue one with the command rune.resume.",
+        types.MessageType.Info,
+    )

@@ -1,0 +1,280 @@
+"""Runs as asyncio tasks: start, supersede, cancel (three ways), resume, shut down.
+
+A run never blocks the server: it awaits the model and the reviews while code actions, document
+changes and other runs go on. One document has at most one run; a newer one supersedes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+from rune_lsp.loop.ports import Model
+from rune_lsp.loop.runtime import AgentLoop, LoopConfig
+from rune_lsp.loop.state import RunEvent, RunResult
+from rune_lsp.loop.task import FixTask
+from rune_lsp.runner.driver import RunDriver, RunMeta
+from rune_lsp.runner.verify import ShellVerifier
+from rune_lsp.server.app import RuneServer
+from rune_lsp.server.documents import LspDocuments, path_of
+from rune_lsp.server.progress import RunProgress
+from rune_lsp.server.review import LspReviewer, ReviewDesk
+from rune_lsp.settings import Settings
+from rune_lsp.store.ownership import RunRegistry, new_session_id
+from rune_lsp.store.pending import PendingRun, PendingStore
+from rune_lsp.store.receipts import ReceiptStore
+from rune_lsp.tools.executor import WorkspaceTools
+from rune_lsp.tools.sandbox import Sandbox
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ActiveRun:
+    run_id: str
+    doc_key: str
+    task: asyncio.Task[RunResult]
+    progress: RunProgress
+    request_id: Any = None
+    stop_reason: str = "cancelled"  # or "superseded"
+
+
+class RunManager:
+    def __init__(self, server: RuneServer, documents: LspDocuments, desk: ReviewDesk) -> None:
+        self.server = server
+        self.documents = documents
+        self.desk = desk
+        self.session = new_session_id()
+        self.active: dict[str, ActiveRun] = {}
+        self.registry = RunRegistry()
+        self._model: tuple[tuple[object, ...], Model] | None = None
+        self._closing: set[asyncio.Future[None]] = set()
+
+    # --- starting --------------------------------------------------------------------------------
+
+    async def fix(self, task: FixTask, uri: str, request_id: Any) -> RunResult:
+        run_id = uuid.uuid4().hex[:12]
+        path = path_of(uri) or Path(task.path)
+        return await self._launch(run_id, str(path.resolve()), request_id, path, task.prompt())
+
+    async def resume(self, run_id: str, request_id: Any) -> RunResult:
+        record = self.pending_store.load(run_id)
+        if record is None:
+            raise KeyError(run_id)
+        path = Path(record.document_path) if record.document_path else Path(record.document_uri)
+        return await self._launch(
+            run_id, str(path.resolve()), request_id, path, record.task, resumed=record
+        )
+
+    async def _launch(
+        self,
+        run_id: str,
+        doc_key: str,
+        request_id: Any,
+        path: Path,
+        task: str,
+        *,
+        resumed: PendingRun | None = None,
+    ) -> RunResult:
+        previous = self.registry.current(doc_key)
+        if previous is not None and previous.run_id in self.active:
+            self.cancel(previous.run_id, reason="superseded")
+        generation = self.registry.claim(doc_key, run_id)
+        progress = RunProgress(self.server, f"rune/{run_id}", f"Rune: {path.name}")
+        driver = self._driver(run_id, path, task, progress)
+        coroutine = driver.resume(resumed.state) if resumed else driver.start(run_id)
+        run = ActiveRun(run_id, doc_key, asyncio.create_task(coroutine), progress, request_id)
+        self.active[run_id] = run
+        await progress.begin()
+        try:
+            result = await asyncio.shield(run.task)
+        except asyncio.CancelledError:  # the server is shutting down under us
+            run.task.cancel()
+            raise
+        finally:
+            self.active.pop(run_id, None)
+        if run.stop_reason == "superseded" and result.outcome == "cancelled":
+            result = result.model_copy(
+                update={
+                    "outcome": "superseded",
+                    "error": "a newer run on this document replaced it",
+                }
+            )
+        if not self.registry.is_current(doc_key, run_id, generation):
+            log.info("run %s ended after it was replaced; its result is not current", run_id)
+        self.registry.release(doc_key, run_id, generation)
+        progress.end(f"{result.outcome}: {result.error or 'done'}")
+        return result
+
+    def _driver(self, run_id: str, path: Path, task: str, progress: RunProgress) -> RunDriver:
+        settings = self.server.settings
+        root = self.root_for(path)
+        tools = WorkspaceTools(
+            root,
+            self.sandbox(root),
+            self.documents,
+            command_timeout=settings.command_timeout,
+        )
+        loop = AgentLoop(
+            self.model(settings),
+            tools,
+            LoopConfig(
+                max_iterations=settings.max_iterations,
+                repeat_warn_at=settings.repeat_warn_at,
+                repeat_block_at=settings.repeat_block_at,
+            ),
+            on_event=lambda event: self._on_event(progress, event),
+        )
+        reviewer = LspReviewer(
+            desk=self.desk,
+            run_id=run_id,
+            origin_uri=self.documents.uri_for(path),
+            dispatch=loop.check_dispatch,
+            request_timeout=settings.request_timeout,
+            display_path=lambda p: _relative(p, root),
+        )
+        verifier = None
+        if settings.check_command:
+            verifier = ShellVerifier(
+                settings.check_command,
+                cwd=root,
+                timeout=settings.command_timeout,
+                save_first=self._unsaved,
+            )
+        return RunDriver(
+            loop=loop,
+            reviewer=reviewer,
+            meta=RunMeta(
+                provider=settings.provider,
+                model=settings.model,
+                base_url=settings.resolved_base_url,
+                task=task,
+                document_uri=self.documents.uri_for(path),
+                document_path=str(path),
+                secrets=(settings.api_key,) if settings.api_key else (),
+                session_id=self.session,
+            ),
+            pending_store=self.pending_store,
+            receipt_store=self.receipt_store,
+            verifier=verifier,
+        )
+
+    def _on_event(self, progress: RunProgress, event: RunEvent) -> None:
+        progress.report(event)
+
+    async def _unsaved(self, paths: Sequence[str]) -> list[str]:
+        """Paths whose open buffer differs from the disk: the check would not see the edit."""
+        unsaved = []
+        for raw in paths:
+            path = Path(raw)
+            buffer = self.documents.read_text(path) if self.documents.is_open(path) else None
+            if buffer is not None and buffer != self.documents.disk_text(path):
+                unsaved.append(raw)
+        return unsaved
+
+    # --- stopping --------------------------------------------------------------------------------
+
+    def cancel(self, run_id: str, reason: str = "cancelled") -> bool:
+        run = self.active.get(run_id)
+        if run is None or run.task.done():
+            return False
+        run.stop_reason = reason
+        self.desk.withdraw(run_id)
+        run.task.cancel()
+        return True
+
+    def cancel_request(self, request_id: Any) -> None:
+        for run in list(self.active.values()):
+            if run.request_id == request_id:
+                self.cancel(run.run_id)
+
+    def cancel_token(self, token: types.ProgressToken) -> None:
+        for run in list(self.active.values()):
+            if run.progress.token == token:
+                self.cancel(run.run_id)
+
+    async def shutdown(self) -> None:
+        for run_id in list(self.active):
+            self.cancel(run_id)
+        tasks = [run.task for run in self.active.values()]
+        if tasks:
+            await asyncio.wait(tasks, timeout=5)
+        if self._model is not None:
+            await _close(self._model[1])
+            self._model = None
+
+    # --- what runs are built from ----------------------------------------------------------------
+
+    def model(self, settings: Settings) -> Model:
+        from rune_lsp.providers import make_model
+
+        key = (
+            settings.provider,
+            settings.resolved_base_url,
+            settings.model,
+            settings.api_key,
+            settings.request_timeout,
+            settings.native_tools,
+        )
+        if self._model is None or self._model[0] != key:
+            if self._model is not None:
+                closing = asyncio.ensure_future(_close(self._model[1]))
+                self._closing.add(closing)
+                closing.add_done_callback(self._closing.discard)
+            self._model = (key, make_model(settings))
+        return self._model[1]
+
+    def folders(self) -> list[Path]:
+        folders = []
+        for folder in self.server.workspace.folders.values():
+            path = path_of(folder.uri)
+            if path is not None:
+                folders.append(path.resolve())
+        root = self.server.workspace.root_path
+        if not folders and root:
+            folders.append(Path(root).resolve())
+        return folders
+
+    def root_for(self, path: Path) -> Path:
+        resolved = path.resolve()
+        containing = [f for f in self.folders() if resolved.is_relative_to(f)]
+        if containing:
+            return max(containing, key=lambda f: len(f.parts))
+        folders = self.folders()
+        return folders[0] if folders else resolved.parent
+
+    def sandbox(self, root: Path) -> Sandbox:
+        folders = self.folders() or [root]
+        return Sandbox.for_workspace(folders, write_dirs=self.server.settings.allowed_write_dirs)
+
+    @property
+    def pending_store(self) -> PendingStore:
+        return PendingStore(self.server.settings.resolved_state_dir)
+
+    @property
+    def receipt_store(self) -> ReceiptStore:
+        settings = self.server.settings
+        return ReceiptStore(settings.resolved_state_dir, max_count=settings.max_receipts)
+
+    def interrupted(self) -> list[PendingRun]:
+        return self.pending_store.list_interrupted(current_session=self.session)
+
+
+async def _close(model: Model) -> None:
+    close = getattr(model, "aclose", None)
+    if close is not None:
+        await close()
+
+
+def _relative(path: str, root: Path) -> str:
+    try:
+        return str(Path(path).relative_to(root))
+    except ValueError:
+        return path

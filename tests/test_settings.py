@@ -1,0 +1,76 @@
+"""Settings: defaults, env overrides, and bad values reported by key with the default kept."""
+
+from __future__ import annotations
+
+from rune_lsp.settings import DEFAULT_BASE_URLS, Settings, load_settings
+
+
+def test_defaults_match_the_contract() -> None:
+    settings, problems = load_settings({}, environ={})
+    assert problems == []
+    assert settings.provider == "ollama"
+    assert settings.resolved_base_url == "http://127.0.0.1:11434"
+    assert settings.model == "qwen3:14b"
+    assert settings.api_key is None
+    assert settings.max_iterations == 8
+    assert (settings.repeat_warn_at, settings.repeat_block_at) == (2, 3)
+    assert settings.request_timeout == 120
+    assert settings.check_command is None
+    assert settings.allowed_write_dirs is None
+
+
+def test_openai_default_base_url() -> None:
+    settings, _ = load_settings({"provider": "openai"}, environ={})
+    assert settings.resolved_base_url == DEFAULT_BASE_URLS["openai"]
+
+
+def test_camel_case_keys_from_the_editor() -> None:
+    settings, problems = load_settings(
+        {"baseUrl": "http://h:1/", "maxIterations": 3, "checkCommand": "pytest -q"}, environ={}
+    )
+    assert problems == []
+    assert settings.resolved_base_url == "http://h:1"
+    assert settings.max_iterations == 3
+    assert settings.check_command == "pytest -q"
+
+
+def test_environment_overrides_editor_values() -> None:
+    settings, _ = load_settings(
+        {"model": "from-editor", "provider": "ollama"},
+        environ={"RUNE_MODEL": "from-env", "RUNE_PROVIDER": "openai", "RUNE_API_KEY": "sk-1"},
+    )
+    assert settings.model == "from-env"
+    assert settings.provider == "openai"
+    assert settings.api_key == "sk-1"
+
+
+def test_a_bad_value_names_its_key_and_keeps_the_default_only_for_that_key() -> None:
+    settings, problems = load_settings(
+        {"maxIterations": 12, "model": "m1", "requestTimeout": "soon"}, environ={}
+    )
+    assert settings.max_iterations == 8
+    assert settings.request_timeout == 120
+    assert settings.model == "m1"
+    keys = sorted(p.key for p in problems)
+    assert keys == ["maxIterations", "requestTimeout"]
+    assert all("using the default" in str(p) for p in problems)
+    assert "maxIterations" in str(next(p for p in problems if p.key == "maxIterations"))
+
+
+def test_bad_provider_and_url() -> None:
+    settings, problems = load_settings({"provider": "gpt", "baseUrl": "ftp://x"}, environ={})
+    assert settings.provider == "ollama"
+    assert settings.base_url is None
+    assert {p.key for p in problems} == {"provider", "baseUrl"}
+
+
+def test_repeat_thresholds_must_be_ordered() -> None:
+    settings, problems = load_settings({"repeatWarnAt": 4, "repeatBlockAt": 3}, environ={})
+    assert (settings.repeat_warn_at, settings.repeat_block_at) == (2, 3)
+    assert [p.key for p in problems] == ["repeatBlockAt"]
+
+
+def test_api_key_value_is_never_echoed_in_a_problem() -> None:
+    _, problems = load_settings({"apiKey": ["sk-secret-value"]}, environ={})
+    assert problems and "sk-secret-value" not in str(problems[0])
+    assert "sk-secret" not in repr(Settings(api_key="sk-secret"))
