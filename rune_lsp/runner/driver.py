@@ -69,6 +69,7 @@ class RunDriver:
     verifier: Verifier | None = None
     started_at: float = field(default_factory=time.time)
     _state: RunState | None = None
+    _interrupted: bool = False
 
     async def start(self, run_id: str) -> RunResult:
         return await self._drive(lambda: self.loop.run(self.meta.task, run_id=run_id), run_id)
@@ -78,6 +79,11 @@ class RunDriver:
         against the current text (an edit whose target changed meanwhile comes back stale)."""
         self._state = state
         return await self._drive(lambda: self._review_and_resume(state), state.run_id)
+
+    def interrupt(self) -> None:
+        """The run is about to be cancelled by a shutdown, not by the user: keep its pause on
+        disk so the next start can offer `rune.resume`."""
+        self._interrupted = True
 
     async def _drive(self, first_step: _Step, run_id: str) -> RunResult:
         state: RunState | None
@@ -97,7 +103,7 @@ class RunDriver:
             }
         )
         result = self._store_receipt(result, state, check)
-        if self.pending_store is not None:
+        if self.pending_store is not None and not self._interrupted:
             self.pending_store.discard(run_id)
         return result
 
@@ -111,6 +117,10 @@ class RunDriver:
                 )
             state.decide(change.edit_id, await self.reviewer.decide(change, state))
             self._persist(state)
+        # Every decision is taken: from here the loop owns the state again, and a crash
+        # before the next pause has no open review left to resume.
+        if self.pending_store is not None:
+            self.pending_store.discard(state.run_id)
         return await self.loop.resume(state)
 
     def _persist(self, state: RunState) -> None:
@@ -135,10 +145,13 @@ class RunDriver:
         state = self._state
         if state is None:
             return RunResult(run_id=run_id, outcome="cancelled", iteration_budget=0)
+        error = "the run was cancelled"
+        if self._interrupted:
+            error = f"interrupted with a review open; continue it with rune.resume {run_id}"
         return RunResult(
             run_id=run_id,
             outcome="cancelled",
-            error="the run was cancelled",
+            error=error,
             iterations_used=state.iterations_used,
             iteration_budget=state.iteration_budget,
             edits=tuple(_edits_at_cancel(state)),

@@ -1,0 +1,123 @@
+"""The run driver: review one change at a time, persist before asking, receipts, cancel."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from rune_lsp.loop.state import Approve, Decision, PreparedChange, RunState
+from tests.loop.fakes import ScriptedModel, answer, call, edit, turn
+from tests.runner.conftest import RecordingReviewer, Rig, reject_all
+
+FIX = edit("calc.py", old="return a - b", new="return a + b")
+
+
+async def test_an_accepted_edit_lands_and_the_receipt_records_it(rig: Rig) -> None:
+    model = ScriptedModel.of(turn(FIX), answer("Changed - to +."))
+    result = await rig.driver(model).start("run-1")
+
+    assert result.outcome == "completed"
+    assert [(e.tool, e.status) for e in result.edits] == [("edit_file", "applied")]
+    assert (rig.root / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    assert result.verified is None  # no check configured: no claim
+    assert result.receipt == str(rig.receipts.receipt_path("run-1"))
+    stored = json.loads((rig.state_dir / "receipts" / "run-1.json").read_text())
+    assert stored["result"]["outcome"] == "completed"
+    assert "+    return a + b" in stored["edits"][0]["diff"]
+    assert rig.pending.load("run-1") is None  # a finished run leaves no pending state
+
+
+async def test_a_rejected_edit_leaves_the_disk_alone(rig: Rig) -> None:
+    reviewer = RecordingReviewer(policy=reject_all)
+    model = ScriptedModel.of(turn(FIX), answer("Left it."))
+    result = await rig.driver(model, reviewer).start("run-2")
+
+    assert [e.status for e in result.edits] == ["rejected"]
+    assert (rig.root / "calc.py").read_text().endswith("a - b\n")
+    told = model.calls[1].messages[-1].content
+    assert "rejected" in told
+
+
+async def test_pending_state_is_persisted_before_the_reviewer_is_asked(rig: Rig) -> None:
+    seen_on_disk: list[bool] = []
+
+    def policy(change: PreparedChange) -> Decision:
+        record = rig.pending.load("run-3")
+        seen_on_disk.append(record is not None and bool(record.state.pending))
+        return Approve()
+
+    model = ScriptedModel.of(turn(FIX), answer("ok"))
+    await rig.driver(model, RecordingReviewer(policy=policy)).start("run-3")
+    assert seen_on_disk == [True]
+
+
+class Never(RecordingReviewer):
+    """A review nobody answers; `asked` is set once it is open."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = asyncio.Event()
+
+    async def decide(self, change: PreparedChange, state: RunState) -> Decision:
+        self.asked.set()
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+
+async def test_an_interrupted_run_keeps_its_pause_for_resume(rig: Rig) -> None:
+    reviewer = Never()
+    driver = rig.driver(ScriptedModel.of(turn(FIX)), reviewer)
+    task = asyncio.create_task(driver.start("run-4"))
+    await reviewer.asked.wait()
+    driver.interrupt()  # the server shuts down with a review open
+    task.cancel()
+    result = await task
+
+    assert result.outcome == "cancelled"
+    assert result.error is not None and "rune.resume" in result.error
+    record = rig.pending.load("run-4")
+    assert record is not None and [p.tool for p in record.state.pending] == ["edit_file"]
+
+
+async def test_resume_from_disk_after_a_crash(rig: Rig) -> None:
+    model = ScriptedModel.of(turn(FIX), answer("Fixed after the restart."))
+    paused = await rig.driver(model).loop.run("Fix the bug.", run_id="run-5")
+    state = paused.state
+    rig.driver(model)._persist(state)  # what the dead server left behind
+
+    record = rig.pending.load("run-5")
+    assert record is not None
+    fresh = RunState.model_validate_json(record.state.model_dump_json())
+    result = await rig.driver(model).resume(fresh)
+
+    assert result.outcome == "completed"
+    assert result.iterations_used == 2
+    assert [e.status for e in result.edits] == ["applied"]
+    assert (rig.root / "calc.py").read_text().endswith("a + b\n")
+    assert rig.pending.load("run-5") is None
+
+
+async def test_cancel_during_review_withdraws_and_still_writes_a_receipt(rig: Rig) -> None:
+    reviewer = Never()
+    task = asyncio.create_task(rig.driver(ScriptedModel.of(turn(FIX)), reviewer).start("run-6"))
+    await reviewer.asked.wait()
+    assert rig.pending.load("run-6") is not None
+    task.cancel()
+    result = await task
+
+    assert result.outcome == "cancelled"
+    assert result.iterations_used == 1 and result.iteration_budget == 6
+    assert [e.status for e in result.edits] == ["pending"]
+    assert reviewer.withdrawn
+    assert (rig.root / "calc.py").read_text().endswith("a - b\n")
+    assert (rig.state_dir / "receipts" / "run-6.json").exists()
+    assert rig.pending.load("run-6") is None  # cancelled on purpose: nothing to resume
+
+
+async def test_the_api_key_never_reaches_the_receipt(rig: Rig) -> None:
+    secret = "sk-test-0123456789abcdef"
+    model = ScriptedModel.of(turn(call("read_file", {"path": "calc.py"})), answer(secret))
+    result = await rig.driver(model, secrets=(secret,)).start("run-7")
+    assert result.receipt is not None
+    for path in (rig.state_dir / "receipts").iterdir():
+        assert secret not in path.read_text()

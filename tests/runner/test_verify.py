@@ -1,0 +1,109 @@
+"""Verification is its own claim: passing, failing, timing out, absent, and never for nothing."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rune_lsp.loop.state import RunResult
+from rune_lsp.runner.verify import CheckOutcome, ShellVerifier, annotate_answer, verified_from
+from rune_lsp.store.receipts import CheckRecord
+from tests.loop.fakes import ScriptedModel, answer, edit, turn
+from tests.runner.conftest import RecordingReviewer, Rig, reject_all
+
+
+def stored(result: RunResult) -> dict[str, Any]:
+    """The receipt the run wrote, as JSON."""
+    assert result.receipt is not None
+    data: dict[str, Any] = json.loads(Path(result.receipt).read_text(encoding="utf-8"))
+    return data
+
+
+FIX = edit("calc.py", old="return a - b", new="return a + b")
+PY = sys.executable
+CHECK_ADD = f'{PY} -c "from calc import add; assert add(2, 3) == 5, add(2, 3)"'
+
+
+async def test_a_passing_check_after_an_applied_edit_verifies(rig: Rig) -> None:
+    model = ScriptedModel.of(turn(FIX), answer("Fixed it."))
+    result = await rig.driver(model, check=CHECK_ADD).start("v-1")
+
+    assert result.outcome == "completed"
+    assert result.verified is True
+    assert "passed (exit 0)" in result.answer
+    receipt = stored(result)
+    assert receipt["check"]["exitCode"] == 0
+
+
+async def test_a_failing_check_is_false_and_the_answer_says_so(rig: Rig) -> None:
+    wrong = edit("calc.py", old="return a - b", new="return a * b")
+    model = ScriptedModel.of(turn(wrong), answer("Fixed and verified!"))
+    result = await rig.driver(model, check=CHECK_ADD).start("v-2")
+
+    assert result.verified is False
+    assert "not verified" in result.answer
+    assert "AssertionError" in result.answer  # the failing tail is shown
+    receipt = stored(result)
+    assert receipt["check"]["exitCode"] != 0
+    assert "AssertionError" in receipt["check"]["stderrTail"]
+
+
+async def test_a_check_that_times_out_is_false(rig: Rig) -> None:
+    slow = f'{PY} -c "import time; time.sleep(30)"'
+    model = ScriptedModel.of(turn(FIX), answer("Fixed."))
+    result = await rig.driver(model, check=slow, check_timeout=0.5).start("v-3")
+
+    assert result.verified is False
+    assert "timed out" in result.answer
+    receipt = stored(result)
+    assert receipt["check"]["timedOut"] is True
+
+
+async def test_no_check_configured_is_null_and_a_claim_is_corrected(rig: Rig) -> None:
+    model = ScriptedModel.of(turn(FIX), answer("Fixed and verified."))
+    result = await rig.driver(model).start("v-4")
+
+    assert result.verified is None
+    assert "not verified" in result.answer
+
+
+async def test_all_edits_rejected_is_never_verified_and_runs_no_check(rig: Rig) -> None:
+    marker = rig.root / "check-ran"
+    check = f"{PY} -c \"open('check-ran', 'w')\""
+    model = ScriptedModel.of(turn(FIX), answer("Nothing changed."))
+    result = await rig.driver(model, RecordingReviewer(policy=reject_all), check=check).start("v-5")
+
+    assert result.verified is None
+    assert not marker.exists()
+
+
+async def test_unsaved_buffers_make_the_verdict_null(tmp_path: Path) -> None:
+    async def unsaved(paths: Sequence[str]) -> Sequence[str]:
+        return list(paths)
+
+    verifier = ShellVerifier(f'{PY} -c "pass"', cwd=tmp_path, timeout=10, save_first=unsaved)
+    outcome = await verifier.verify(["app.py"])
+    assert outcome.passed and not outcome.trustworthy
+    assert verified_from(outcome) is None
+    assert "unsaved" in annotate_answer("Done.", outcome)
+
+
+def test_verified_from_covers_every_case() -> None:
+    def check(code: int | None, timed_out: bool = False) -> CheckOutcome:
+        record = CheckRecord(
+            command="c",
+            exit_code=code,
+            timed_out=timed_out,
+            stdout_tail="",
+            stderr_tail="",
+            duration_ms=1.0,
+        )
+        return CheckOutcome(record=record)
+
+    assert verified_from(None) is None
+    assert verified_from(check(0)) is True
+    assert verified_from(check(1)) is False
+    assert verified_from(check(None, timed_out=True)) is False
