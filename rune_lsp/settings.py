@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
@@ -101,6 +102,13 @@ class Settings(BaseModel):
             return None
         if not value.startswith(("http://", "https://")):
             raise ValueError("must start with http:// or https://")
+        try:
+            parts = urlsplit(value)
+            parts.port  # noqa: B018 - raises on a malformed port
+        except ValueError as exc:
+            raise ValueError(f"is not a valid URL ({exc})") from None
+        if not parts.hostname:
+            raise ValueError("must name a host, e.g. http://127.0.0.1:11434")
         return value.rstrip("/")
 
     @property

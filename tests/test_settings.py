@@ -74,3 +74,10 @@ def test_api_key_value_is_never_echoed_in_a_problem() -> None:
     _, problems = load_settings({"apiKey": ["sk-secret-value"]}, environ={})
     assert problems and "sk-secret-value" not in str(problems[0])
     assert "sk-secret" not in repr(Settings(api_key="sk-secret"))
+
+
+def test_urls_without_a_host_or_with_a_broken_port_are_refused() -> None:
+    for bad in ("http://", "http://[::1", "http://host:port", "https:///v1"):
+        settings, problems = load_settings({"baseUrl": bad}, environ={})
+        assert settings.base_url is None, bad
+        assert [p.key for p in problems] == ["baseUrl"], bad
