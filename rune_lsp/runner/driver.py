@@ -12,6 +12,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 from rune_lsp.loop.runtime import AgentLoop
@@ -57,6 +58,8 @@ class RunMeta:
     document_path: str | None = None
     secrets: tuple[str, ...] = ()
     session_id: str = ""
+    # Edit paths in the result are shown relative to this folder (CONTRACT section 6).
+    workspace_root: str | None = None
 
 
 @dataclass
@@ -100,6 +103,7 @@ class RunDriver:
             update={
                 "verified": verified_from(check),
                 "answer": annotate_answer(result.answer, check),
+                "edits": _displayed(result.edits, self.meta.workspace_root),
             }
         )
         result = self._store_receipt(result, state, check)
@@ -187,6 +191,8 @@ class RunDriver:
                 secrets=self.meta.secrets,
             )
             self.receipt_store.write(receipt)
+            # The readable rendering beside it, for the editor's `Show receipt`.
+            self.receipt_store.write_markdown(receipt)
         except OSError as exc:  # a full disk must not cost the user the run's result
             log.warning("could not write the receipt for run %s: %s", result.run_id, exc)
             result = result.model_copy(update={"receipt": None})
@@ -199,6 +205,19 @@ class _Step(Protocol):
 
 def _landed(edit: EditRecord) -> bool:
     return edit.status in ("applied", "partial")
+
+
+def _displayed(edits: tuple[EditRecord, ...], root: str | None) -> tuple[EditRecord, ...]:
+    """File paths relative to the workspace when inside it (after verification used them)."""
+    if root is None:
+        return edits
+    shown = []
+    for edit in edits:
+        path = Path(edit.path)
+        if edit.tool != "run_command" and path.is_absolute() and path.is_relative_to(root):
+            edit = edit.model_copy(update={"path": path.relative_to(root).as_posix()})
+        shown.append(edit)
+    return tuple(shown)
 
 
 def _edits_at_cancel(state: RunState) -> list[EditRecord]:

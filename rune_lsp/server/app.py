@@ -2,21 +2,38 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Generator
 from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
 
 from rune_lsp import __version__
-from rune_lsp.settings import Settings
+from rune_lsp.settings import Settings, SettingsProblem
 
 log = logging.getLogger(__name__)
 
 
 class RuneProtocol(LanguageServerProtocol):
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
+        """pygls' shutdown, minus its crash: it cancels the requests in flight while iterating
+        the very dict their cancel callbacks remove them from, so a shutdown during a run
+        failed ("dictionary changed size during iteration")."""
+        if (user_handler := self.fm.features.get(types.SHUTDOWN)) is not None:
+            yield user_handler, args, None
+        current_id = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current_id and not future.done():
+                future.cancel()
+        self._shutdown = True
+        return None
+
     def _handle_cancel_notification(self, msg_id: Any) -> None:
         # pygls answers `$/cancelRequest` but lets an executeCommand coroutine that already
         # started run on; a run must really stop, so tell the run manager too.
@@ -24,6 +41,19 @@ class RuneProtocol(LanguageServerProtocol):
         if isinstance(server, RuneServer) and server.on_request_cancelled is not None:
             server.on_request_cancelled(msg_id)
         super()._handle_cancel_notification(msg_id)
+
+    def _handle_response(
+        self, msg_id: Any, result: Any | None = None, error: Any | None = None
+    ) -> None:
+        # An answer to a request the server stopped waiting for (a showMessageRequest that
+        # timed out, an applyEdit of a cancelled run). pygls would try to resolve the cancelled
+        # future, fail, and show the user "Error in server"; it is simply too late.
+        future = self._request_futures.get(msg_id)
+        if future is not None and future.done():
+            self._request_futures.pop(msg_id, None)
+            log.debug("ignoring the late answer to request %s", msg_id)
+            return
+        super()._handle_response(msg_id, result, error)
 
 
 class RuneServer(LanguageServer):
@@ -35,6 +65,7 @@ class RuneServer(LanguageServer):
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
         )
         self.settings = Settings()
+        self.settings_problems: tuple[SettingsProblem, ...] = ()
         self.initialization_options: object = None
         self.on_request_cancelled: Callable[[Any], None] | None = None
 
@@ -50,6 +81,14 @@ class RuneServer(LanguageServer):
         window = self.client_capabilities.window
         return bool(window and window.work_done_progress)
 
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # After shutdown the client no longer listens (and after exit stdout is closed, so
+        # showing the error would fail again, and again): log it only.
+        if self.protocol._shutdown:
+            log.warning("after shutdown: %s", error)
+            return
+        super().report_server_error(error, source)
+
     def log(self, message: str, level: types.MessageType = types.MessageType.Info) -> None:
         """To `window/logMessage` and stderr (logging's default stream), never stdout."""
         log.log(_LEVELS.get(level, logging.INFO), "%s", message)
@@ -57,6 +96,17 @@ class RuneServer(LanguageServer):
 
     def tell(self, message: str, level: types.MessageType = types.MessageType.Info) -> None:
         self.window_show_message(types.ShowMessageParams(type=level, message=message))
+
+    async def ask(self, method: str, params: object, wait: float | None = None) -> Any:
+        """A request to the client that is withdrawn (`$/cancelRequest`) when the server stops
+        waiting for it: after `wait` seconds (TimeoutError) or when the caller is cancelled."""
+        msg_id = f"rune-{uuid.uuid4().hex}"
+        pending = self.protocol.send_request_async(method, params, msg_id=msg_id)
+        try:
+            return await asyncio.wait_for(pending, wait)
+        except (TimeoutError, asyncio.CancelledError):
+            self.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+            raise
 
 
 _LEVELS = {

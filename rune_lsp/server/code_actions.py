@@ -25,7 +25,7 @@ def register(server: RuneServer, desk: ReviewDesk) -> None:
         uri = params.text_document.uri
         actions = desk.code_actions(uri, params.range)
         actions.append(fix_this_action(uri, params.range, params.context.diagnostics))
-        return actions
+        return requested(actions, params.context.only)
 
 
 def fix_this_action(
@@ -40,3 +40,18 @@ def fix_this_action(
         diagnostics=foreign or None,
         command=types.Command(title=TITLE, command=FIX_THIS, arguments=[argument]),
     )
+
+
+def requested(
+    actions: Sequence[types.CodeAction], only: Sequence[str] | None
+) -> list[types.CodeAction]:
+    """The actions of the kinds the client asked for; kinds are hierarchical (`refactor`
+    covers `refactor.rewrite`)."""
+    if not only:
+        return list(actions)
+    return [
+        action
+        for action in actions
+        if action.kind is not None
+        and any(action.kind == kind or action.kind.startswith(f"{kind}.") for kind in only)
+    ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from cattrs import transform_error
 from lsprotocol import converters, types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pygls.exceptions import JsonRpcInvalidParams
@@ -40,8 +41,12 @@ class FixThisArgs(_Args):
     @field_validator("diagnostics")
     @classmethod
     def _lsp_diagnostics(cls, value: tuple[dict[str, Any], ...]) -> tuple[dict[str, Any], ...]:
-        for item in value:
-            _converter.structure(item, types.Diagnostic)  # raises on a malformed diagnostic
+        for index, item in enumerate(value):
+            try:
+                _converter.structure(item, types.Diagnostic)
+            except Exception as exc:  # lsprotocol's converter raises cattrs' own error types
+                problems = "; ".join(transform_error(exc, path=f"diagnostics[{index}]"))
+                raise ValueError(f"not an LSP Diagnostic: {problems}") from None
         return value
 
     def lsp_diagnostics(self) -> list[types.Diagnostic]:

@@ -6,7 +6,7 @@ default for that key is kept (see `rune_lsp.settings.load_settings`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lsprotocol import types
@@ -39,5 +39,36 @@ def resolve(
     return load_settings(merge(options_from(initialization_options), options_from(configuration)))
 
 
+def new_problems(
+    shown: Sequence[SettingsProblem], current: Sequence[SettingsProblem]
+) -> list[SettingsProblem]:
+    """Problems not already reported by the previous read of the settings."""
+    return [problem for problem in current if problem not in shown]
+
+
+def describe(settings: Settings) -> str:
+    """One log line saying what runs will use (never the API key)."""
+    check = f", checkCommand `{settings.check_command}`" if settings.check_command else ""
+    return (
+        f"rune: {settings.provider} model {settings.model} at {settings.resolved_base_url}, "
+        f"maxIterations {settings.max_iterations}, requestTimeout {settings.request_timeout:g} s"
+        f"{check}"
+    )
+
+
 def problem_message(problem: SettingsProblem) -> types.ShowMessageParams:
     return types.ShowMessageParams(type=types.MessageType.Warning, message=str(problem))
+
+
+#: Not a user setting: how long review waits for the didChange after an accepted applyEdit.
+CHANGE_GRACE_ENV = "RUNE_CHANGE_GRACE"
+
+
+def change_grace(environ: Mapping[str, str], default: float) -> float:
+    """Seconds from `RUNE_CHANGE_GRACE` (0 < value <= 60), else `default`."""
+    raw = environ.get(CHANGE_GRACE_ENV, "").strip()
+    try:
+        value = float(raw) if raw else default
+    except ValueError:
+        return default
+    return value if 0 < value <= 60 else default

@@ -9,7 +9,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from rune_lsp.server.app import RuneServer
 from rune_lsp.server.commands import EditIdArgs, parse
-from rune_lsp.server.review import ReviewDesk
+from rune_lsp.server.review import ReviewDesk, Verdict
 
 ACCEPT = "rune.acceptEdit"
 REJECT = "rune.rejectEdit"
@@ -36,12 +36,17 @@ def register(server: RuneServer, desk: ReviewDesk) -> None:
         return {"diff": diff}
 
 
-async def _resolve(desk: ReviewDesk, command: str, args: tuple[Any, ...], verdict: Any) -> str:
+async def _resolve(desk: ReviewDesk, command: str, args: tuple[Any, ...], verdict: Verdict) -> str:
     request = parse(EditIdArgs, command, args)
     try:
-        return await desk.resolve(request.edit_id, verdict)
+        status = await desk.resolve(request.edit_id, verdict)
     except KeyError:
         raise _unknown(command, request.edit_id) from None
+    if status is None:
+        raise JsonRpcInvalidParams(
+            f"{command}: edit {request.edit_id!r} was withdrawn: its run ended first"
+        )
+    return status
 
 
 def _unknown(command: str, edit_id: str) -> JsonRpcInvalidParams:

@@ -11,6 +11,7 @@ from rune_lsp.server.app import RuneServer
 from rune_lsp.server.commands import FixThisArgs, RunIdArgs, parse
 from rune_lsp.server.documents import path_of
 from rune_lsp.server.runs import RunManager
+from rune_lsp.tools.errors import DocumentError
 
 FIX_THIS = "rune.fixThis"
 CANCEL = "rune.cancel"
@@ -24,7 +25,10 @@ def register(server: RuneServer, runs: RunManager) -> None:
         path = path_of(request.uri)
         if path is None:
             raise JsonRpcInvalidParams(f"{FIX_THIS}: uri must be a file: URI, got {request.uri}")
-        text = runs.documents.read_text(path)
+        try:
+            text = runs.documents.read_text(path)
+        except DocumentError as exc:
+            raise JsonRpcInvalidParams(f"{FIX_THIS}: cannot use {path}: {exc}") from None
         if text is None:
             raise JsonRpcInvalidParams(f"{FIX_THIS}: cannot read {path}")
         root = runs.root_for(path)

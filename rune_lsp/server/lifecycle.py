@@ -65,9 +65,12 @@ async def pull_settings(ls: RuneServer) -> None:
 def apply_settings(ls: RuneServer, configuration: object) -> None:
     settings, problems = config.resolve(ls.initialization_options, configuration)
     ls.settings = settings
-    for problem in problems:
+    # The same bad value comes back with every re-read (initialize, then the pull): say it once.
+    for problem in config.new_problems(ls.settings_problems, problems):
         ls.window_show_message(config.problem_message(problem))
         ls.log(str(problem), types.MessageType.Warning)
+    ls.settings_problems = tuple(problems)
+    ls.log(config.describe(settings), types.MessageType.Log)
 
 
 def announce_interrupted(ls: RuneServer, runs: RunManager) -> None:

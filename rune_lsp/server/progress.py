@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 
@@ -19,6 +20,9 @@ from rune_lsp.loop.state import (
 from rune_lsp.server.app import RuneServer
 
 log = logging.getLogger(__name__)
+
+#: Seconds to wait for the client to accept a progress token before running without one.
+CREATE_TIMEOUT = 10.0
 
 
 def progress_message(event: RunEvent) -> str | None:
@@ -43,27 +47,37 @@ def _target(change: object) -> str:
 
 
 class RunProgress:
-    """One `$/progress` token per run. Without client support it only logs."""
+    """One `$/progress` token per run. Without client support it only logs.
+
+    The run starts while the client is still accepting the token; what it reports meanwhile
+    is sent right after the begin, so no step is lost.
+    """
 
     def __init__(self, server: RuneServer, token: types.ProgressToken, title: str) -> None:
         self._server = server
         self.token = token
         self._title = title
         self._started = False
+        self._backlog: list[str] = []
 
     async def begin(self) -> None:
         if not self._server.progress_support:
             return
         try:
-            await self._server.work_done_progress.create_async(self.token)
+            await asyncio.wait_for(
+                self._server.work_done_progress.create_async(self.token), CREATE_TIMEOUT
+            )
         except Exception as exc:  # a client that refuses a token still gets its result
-            log.info("client refused progress token %s: %s", self.token, exc)
+            log.info("no progress token %s from the client: %s", self.token, exc)
             return
         self._server.work_done_progress.begin(
             self.token,
             types.WorkDoneProgressBegin(title=self._title, cancellable=True, message="starting"),
         )
         self._started = True
+        for message in self._backlog:
+            self._send(message)
+        self._backlog.clear()
 
     def report(self, event: RunEvent) -> None:
         message = progress_message(event)
@@ -71,11 +85,17 @@ class RunProgress:
             return
         log.info("%s", message)
         if self._started:
-            self._server.work_done_progress.report(
-                self.token, types.WorkDoneProgressReport(message=message, cancellable=True)
-            )
+            self._send(message)
+        else:
+            self._backlog.append(message)
+
+    def _send(self, message: str) -> None:
+        self._server.work_done_progress.report(
+            self.token, types.WorkDoneProgressReport(message=message, cancellable=True)
+        )
 
     def end(self, message: str) -> None:
+        self._backlog.clear()
         if self._started:
             self._server.work_done_progress.end(
                 self.token, types.WorkDoneProgressEnd(message=message)

@@ -4,19 +4,21 @@ Mode A, clients with change-annotation support (VS Code): one `workspace/applyEd
 edit, never two at once, reconciled afterwards against what actually landed. Mode B, any other
 client: each pending edit is an Information diagnostic with Accept / Reject / Show diff actions,
 and only an accept sends a plain `workspace/applyEdit`. Commands ask with
-`window/showMessageRequest`. Every path re-checks the rules right before anything is sent.
+`window/showMessageRequest`. Every path re-checks the rules right before anything is sent, and
+an edit the editor did not apply to the text it was proposed on is `stale`, never `rejected`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 from rune_lsp.loop.state import (
     Approve,
@@ -30,9 +32,11 @@ from rune_lsp.loop.state import (
     ToolOutcome,
 )
 from rune_lsp.review import (
+    Hunk,
     build_annotated_edit,
     build_plain_edit,
     compute_hunks,
+    edit_label,
     pending_diagnostic,
     reconcile,
     review_code_actions,
@@ -40,10 +44,11 @@ from rune_lsp.review import (
 )
 from rune_lsp.server.app import RuneServer
 from rune_lsp.server.documents import LspDocuments, uri_of
+from rune_lsp.tools.errors import DocumentError
 
 log = logging.getLogger(__name__)
 
-#: How long to wait for the `didChange` that follows an accepted applyEdit.
+#: How long to wait for the `didChange` that follows an accepted applyEdit by default.
 CHANGE_GRACE_SECONDS = 2.0
 
 Dispatch = Callable[[PreparedChange], Awaitable[ToolOutcome | None]]
@@ -58,37 +63,50 @@ class OpenReview:
     change: PreparedEdit
     uri: str
     diagnostic: types.Diagnostic
+    display_path: str
     verdict: asyncio.Future[Verdict]
-    settled: asyncio.Future[str] = field(
+    # The edit's final status for the accept/reject command; None: withdrawn (the run ended).
+    settled: asyncio.Future[str | None] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
+
+    def settle(self, status: str | None) -> None:
+        if not self.settled.done():
+            self.settled.set_result(status)
 
 
 class ReviewDesk:
     """Server-wide review state: the mode-A queue and the open mode-B reviews."""
 
-    def __init__(self, server: RuneServer, documents: LspDocuments) -> None:
+    def __init__(
+        self,
+        server: RuneServer,
+        documents: LspDocuments,
+        change_grace: float = CHANGE_GRACE_SECONDS,
+    ) -> None:
         self.server = server
         self.documents = documents
+        self.change_grace = change_grace
         # VS Code discards an open refactor preview when another applyEdit arrives.
         self.apply_lock = asyncio.Lock()
         self.open: dict[str, OpenReview] = {}
 
     # --- mode B commands -------------------------------------------------------------------------
 
-    async def resolve(self, edit_id: str, verdict: Verdict) -> str:
+    async def resolve(self, edit_id: str, verdict: Verdict) -> str | None:
+        """The edit's status once decided; None when its run ended before it could land."""
         review = self.open.get(edit_id)
         if review is None:
             raise KeyError(edit_id)
         if not review.verdict.done():
             review.verdict.set_result(verdict)
-        return await review.settled
+        return await asyncio.shield(review.settled)
 
     def diff_of(self, edit_id: str) -> str:
         review = self.open.get(edit_id)
         if review is None:
             raise KeyError(edit_id)
-        return unified_diff(review.change, display_path=self._display(review.change))
+        return unified_diff(review.change, display_path=review.display_path)
 
     def code_actions(self, uri: str, range_: types.Range) -> list[types.CodeAction]:
         actions: list[types.CodeAction] = []
@@ -98,10 +116,12 @@ class ReviewDesk:
         return actions
 
     def withdraw(self, run_id: str) -> None:
+        """Take a run's open reviews away: diagnostics cleared, pending commands answered."""
         for edit_id, review in list(self.open.items()):
             if review.run_id == run_id:
                 if not review.verdict.done():
                     review.verdict.cancel()
+                review.settle(None)
                 self.open.pop(edit_id, None)
                 self.publish(review.uri)
 
@@ -110,9 +130,6 @@ class ReviewDesk:
         self.server.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)
         )
-
-    def _display(self, change: PreparedEdit) -> str:
-        return change.path
 
 
 @dataclass
@@ -125,17 +142,26 @@ class LspReviewer:
     dispatch: Dispatch  # the loop's re-check of a change right before it is sent
     request_timeout: float
     display_path: Callable[[str], str]
+    deciding: bool = False  # waiting for the user (or the editor) on a pending change
 
     @property
     def server(self) -> RuneServer:
         return self.desk.server
 
+    @property
+    def documents(self) -> LspDocuments:
+        return self.desk.documents
+
     async def decide(self, change: PreparedChange, state: RunState) -> Decision:
-        if isinstance(change, PreparedCommand):
-            return await self._ask_to_run(change)
-        if self.server.annotation_support:
-            return await self._preview(change)
-        return await self._by_diagnostic(change)
+        self.deciding = True
+        try:
+            if isinstance(change, PreparedCommand):
+                return await self._ask_to_run(change)
+            if self.server.annotation_support:
+                return await self._preview(change)
+            return await self._by_diagnostic(change)
+        finally:
+            self.deciding = False
 
     async def withdraw(self) -> None:
         self.desk.withdraw(self.run_id)
@@ -149,65 +175,130 @@ class LspReviewer:
                 return _refused(refusal)
             path = Path(change.path)
             hunks = compute_hunks(change.old_text or "", change.new_text)
-            documents = self.desk.documents
-            label = f"rune: {change.tool} {self.display_path(change.path)}"
+            label = edit_label(change, self.display_path(change.path))
             edit = build_annotated_edit(
                 change,
-                uri=documents.uri_for(path),
-                version=documents.version(path),
+                uri=self.documents.uri_for(path),
+                version=self.documents.version(path),
                 label=label,
-                description=change.reason or label,
+                description=_first_line(change.reason) or label,
                 encoding=self._encoding(),
                 hunks=hunks,
             )
-            changed = documents.expect_change(path)
-            response = await self.server.workspace_apply_edit_async(
-                types.ApplyWorkspaceEditParams(edit=edit, label=label)
-            )
-            if not response.applied:
-                reason = response.failure_reason or "the user rejected the edit in the preview"
-                return Landed(status="rejected", detail=reason)
-            landed = await self._text_after(path, changed)
-            if landed is None:
-                return Landed(status="stale", detail="the file could not be read after the edit")
-            outcome = reconcile(change.old_text, hunks, landed)
-            return Landed(status=outcome.status, detail=outcome.detail)
+            return await self._send(change, hunks, edit, label, confirmable=True)
 
-    async def _text_after(self, path: Path, changed: asyncio.Event) -> str | None:
-        """The text after an accepted edit: the buffer once its didChange arrived, else disk."""
+    # --- both modes -----------------------------------------------------------------------------
+
+    async def _send(
+        self,
+        change: PreparedEdit,
+        hunks: Sequence[Hunk],
+        edit: types.WorkspaceEdit,
+        label: str,
+        *,
+        confirmable: bool,
+    ) -> Landed:
+        """One applyEdit, then what landed: the text after it compared with the proposal.
+
+        `confirmable`: the user may untick hunks in the editor (mode A), so `applied: true`
+        alone says little. A plain edit (mode B) cannot land in part: when the editor has
+        not synced the buffer yet (Emacs' eglot sends didChange only once idle), its
+        `applied: true` stands.
+        """
+        path = Path(change.path)
+        changed = self.documents.expect_change(path)
         try:
-            await asyncio.wait_for(changed.wait(), CHANGE_GRACE_SECONDS)
-        except TimeoutError:
-            log.info("no didChange for %s after applyEdit; reading what is there", path)
-        return self.desk.documents.read_text(path)
+            response = await self.server.ask(
+                types.WORKSPACE_APPLY_EDIT, types.ApplyWorkspaceEditParams(edit=edit, label=label)
+            )
+        except JsonRpcException as exc:  # eglot answers a "no" with an error
+            return self._not_applied(change, str(exc) or "the editor refused the edit")
+        if not response.applied:
+            return self._not_applied(change, response.failure_reason)
+        arrived = await self._change_arrived(path, changed, change.old_text)
+        landed = self._current_text(path)
+        if not confirmable and not arrived and (landed or "") == (change.old_text or ""):
+            return Landed(status="applied", detail="the user accepted the edit; it was applied")
+        outcome = reconcile(change.old_text, hunks, landed)
+        return Landed(status=outcome.status, detail=outcome.detail)
+
+    def _not_applied(self, change: PreparedEdit, reason: str | None) -> Landed:
+        """`applied: false` is the user's no, unless the document moved on meanwhile: editors
+        refuse an edit for an older version (VS Code answers false without a reason)."""
+        if self._current_text(Path(change.path)) != change.old_text:
+            return Landed(
+                status="stale",
+                detail="stale: the document changed after the edit was proposed, so the editor "
+                "did not apply it. Read the file again before proposing a new edit.",
+            )
+        if reason:
+            return Landed(status="rejected", detail=f"the editor did not apply the edit: {reason}")
+        return Landed(status="rejected", detail="the user rejected the edit")
+
+    def _current_text(self, path: Path) -> str | None:
+        try:
+            return self.documents.read_text(path)
+        except DocumentError:
+            return None
+
+    async def _change_arrived(
+        self, path: Path, changed: asyncio.Event, old_text: str | None
+    ) -> bool:
+        """Whether the text moved away from `old_text` within the grace after an accepted edit.
+
+        A notification alone is not enough: VS Code sends `didOpen` with the old text before
+        the `didChange` that carries the edit, for files that were not open.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.desk.change_grace
+        while True:
+            try:
+                await asyncio.wait_for(changed.wait(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                log.info("no change to %s after applyEdit; reading what is there", path)
+                return False
+            if self._current_text(path) != old_text:
+                return True
+            changed = self.documents.expect_change(path)
+
+    def _encoding(self) -> str | None:
+        """The position encoding pygls negotiated at initialize (None: UTF-16)."""
+        encoding = self.server.workspace.position_encoding
+        return None if encoding is None else str(getattr(encoding, "value", encoding))
 
     # --- mode B ---------------------------------------------------------------------------------
 
     async def _by_diagnostic(self, change: PreparedEdit) -> Decision:
         path = Path(change.path)
         hunks = compute_hunks(change.old_text or "", change.new_text)
-        documents = self.desk.documents
         exists = change.old_text is not None
-        uri = documents.uri_for(path) if exists else self.origin_uri
+        uri = self.documents.uri_for(path) if exists else self.origin_uri
         diagnostic = pending_diagnostic(
             change, hunks, encoding=self._encoding(), new_file=not exists
         )
-        loop = asyncio.get_running_loop()
-        review = OpenReview(self.run_id, change, uri, diagnostic, verdict=loop.create_future())
+        review = OpenReview(
+            self.run_id,
+            change,
+            uri,
+            diagnostic,
+            display_path=self.display_path(change.path),
+            verdict=asyncio.get_running_loop().create_future(),
+        )
         self.desk.open[change.edit_id] = review
         self.desk.publish(uri)
         try:
             verdict = await review.verdict
-            decision = await self._settle(change, verdict)
+            decision = await self._settle(change, hunks, verdict)
+            review.settle(decision.status if isinstance(decision, Landed) else "rejected")
+            return decision
         finally:
+            review.settle(None)  # a no-op once settled: otherwise the review was withdrawn
             self.desk.open.pop(change.edit_id, None)
             self.desk.publish(uri)
-        status = decision.status if isinstance(decision, Landed) else "rejected"
-        if not review.settled.done():
-            review.settled.set_result(status)
-        return decision
 
-    async def _settle(self, change: PreparedEdit, verdict: Verdict) -> Decision:
+    async def _settle(
+        self, change: PreparedEdit, hunks: Sequence[Hunk], verdict: Verdict
+    ) -> Decision:
         if verdict == "reject":
             return Reject(reason="the user rejected the edit in the editor")
         async with self.desk.apply_lock:
@@ -215,25 +306,15 @@ class LspReviewer:
             if refusal is not None:
                 return _refused(refusal)
             path = Path(change.path)
-            documents = self.desk.documents
             edit = build_plain_edit(
                 change,
-                uri=documents.uri_for(path),
-                version=documents.version(path),
+                uri=self.documents.uri_for(path),
+                version=self.documents.version(path),
                 encoding=self._encoding(),
+                hunks=hunks,
             )
-            response = await self.server.workspace_apply_edit_async(
-                types.ApplyWorkspaceEditParams(edit=edit, label=f"rune: {change.tool}")
-            )
-        if response.applied:
-            return Landed(status="applied", detail="the user accepted the edit; it was applied")
-        reason = response.failure_reason or "the editor could not apply it"
-        return Landed(status="rejected", detail=f"the editor refused the edit: {reason}")
-
-    def _encoding(self) -> str | None:
-        """The position encoding pygls negotiated at initialize (None: UTF-16)."""
-        encoding = self.server.workspace.position_encoding
-        return None if encoding is None else str(getattr(encoding, "value", encoding))
+            label = edit_label(change, self.display_path(change.path))
+            return await self._send(change, hunks, edit, label, confirmable=False)
 
     # --- commands -------------------------------------------------------------------------------
 
@@ -245,11 +326,13 @@ class LspReviewer:
             actions=[run, deny],
         )
         try:
-            answer = await asyncio.wait_for(
-                self.server.window_show_message_request_async(request), self.request_timeout
+            answer = await self.server.ask(
+                types.WINDOW_SHOW_MESSAGE_REQUEST, request, wait=self.request_timeout
             )
         except TimeoutError:
             return Reject(reason=f"no answer within {self.request_timeout:g} s; not run")
+        except JsonRpcException as exc:
+            return Reject(reason=f"the editor did not ask the user ({exc}); not run")
         if answer is None or answer.title != run.title:
             return Reject(reason="the user denied running this command")
         return Approve()
@@ -260,10 +343,14 @@ def _refused(refusal: ToolOutcome) -> Decision:
     return Landed(status=status, detail=refusal.content)
 
 
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
 def _overlaps(a: types.Range, b: types.Range) -> bool:
     a_start, a_end = (a.start.line, a.start.character), (a.end.line, a.end.character)
     b_start, b_end = (b.start.line, b.start.character), (b.end.line, b.end.character)
     return a_start <= b_end and b_start <= a_end
 
 
-__all__ = ["LspReviewer", "ReviewDesk", "uri_of"]
+__all__ = ["CHANGE_GRACE_SECONDS", "LspReviewer", "ReviewDesk", "uri_of"]

@@ -42,6 +42,8 @@ class ActiveRun:
     doc_key: str
     task: asyncio.Task[RunResult]
     progress: RunProgress
+    driver: RunDriver
+    reviewer: LspReviewer
     request_id: Any = None
     stop_reason: str = "cancelled"  # or "superseded"
 
@@ -88,32 +90,33 @@ class RunManager:
             self.cancel(previous.run_id, reason="superseded")
         generation = self.registry.claim(doc_key, run_id)
         progress = RunProgress(self.server, f"rune/{run_id}", f"Rune: {path.name}")
-        driver = self._driver(run_id, path, task, progress)
+        driver, reviewer = self._driver(run_id, path, task, progress)
         coroutine = driver.resume(resumed.state) if resumed else driver.start(run_id)
-        run = ActiveRun(run_id, doc_key, asyncio.create_task(coroutine), progress, request_id)
+        run = ActiveRun(
+            run_id, doc_key, asyncio.create_task(coroutine), progress, driver, reviewer, request_id
+        )
         self.active[run_id] = run
-        await progress.begin()
+        outcome = "failed: the run ended unexpectedly"
         try:
+            await progress.begin()
             result = await asyncio.shield(run.task)
+            result = _as_superseded(result) if run.stop_reason == "superseded" else result
+            outcome = f"{result.outcome}: {result.error or 'done'}"
+            return result
         except asyncio.CancelledError:  # the server is shutting down under us
+            outcome = "cancelled: the server stopped the run"
             run.task.cancel()
             raise
         finally:
             self.active.pop(run_id, None)
-        if run.stop_reason == "superseded" and result.outcome == "cancelled":
-            result = result.model_copy(
-                update={
-                    "outcome": "superseded",
-                    "error": "a newer run on this document replaced it",
-                }
-            )
-        if not self.registry.is_current(doc_key, run_id, generation):
-            log.info("run %s ended after it was replaced; its result is not current", run_id)
-        self.registry.release(doc_key, run_id, generation)
-        progress.end(f"{result.outcome}: {result.error or 'done'}")
-        return result
+            if not self.registry.is_current(doc_key, run_id, generation):
+                log.info("run %s ended after it was replaced; its result is not current", run_id)
+            self.registry.release(doc_key, run_id, generation)
+            progress.end(outcome)
 
-    def _driver(self, run_id: str, path: Path, task: str, progress: RunProgress) -> RunDriver:
+    def _driver(
+        self, run_id: str, path: Path, task: str, progress: RunProgress
+    ) -> tuple[RunDriver, LspReviewer]:
         settings = self.server.settings
         root = self.root_for(path)
         tools = WorkspaceTools(
@@ -148,7 +151,7 @@ class RunManager:
                 timeout=settings.command_timeout,
                 save_first=self._unsaved,
             )
-        return RunDriver(
+        driver = RunDriver(
             loop=loop,
             reviewer=reviewer,
             meta=RunMeta(
@@ -160,11 +163,13 @@ class RunManager:
                 document_path=str(path),
                 secrets=(settings.api_key,) if settings.api_key else (),
                 session_id=self.session,
+                workspace_root=str(root),
             ),
             pending_store=self.pending_store,
             receipt_store=self.receipt_store,
             verifier=verifier,
         )
+        return driver, reviewer
 
     def _on_event(self, progress: RunProgress, event: RunEvent) -> None:
         progress.report(event)
@@ -201,9 +206,16 @@ class RunManager:
                 self.cancel(run.run_id)
 
     async def shutdown(self) -> None:
+        """Stop every run. One waiting for a review keeps its persisted pause instead of
+        ending: a restart is an interruption, not the user's cancel, and the next server offers
+        it for `rune.resume` (CONTRACT section 3)."""
+        for run in self.active.values():
+            if run.reviewer.deciding:
+                run.driver.pending_store = None  # so the cancel below cannot discard the pause
+                run.driver.receipt_store = None  # and writes no receipt: the run is not over
+        tasks = [run.task for run in self.active.values()]
         for run_id in list(self.active):
             self.cancel(run_id)
-        tasks = [run.task for run in self.active.values()]
         if tasks:
             await asyncio.wait(tasks, timeout=5)
         if self._model is not None:
@@ -265,6 +277,14 @@ class RunManager:
 
     def interrupted(self) -> list[PendingRun]:
         return self.pending_store.list_interrupted(current_session=self.session)
+
+
+def _as_superseded(result: RunResult) -> RunResult:
+    if result.outcome != "cancelled":
+        return result  # it ended on its own before the cancel took effect
+    return result.model_copy(
+        update={"outcome": "superseded", "error": "a newer run on this document replaced it"}
+    )
 
 
 async def _close(model: Model) -> None:

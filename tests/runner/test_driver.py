@@ -24,6 +24,8 @@ async def test_an_accepted_edit_lands_and_the_receipt_records_it(rig: Rig) -> No
     stored = json.loads((rig.state_dir / "receipts" / "run-1.json").read_text())
     assert stored["result"]["outcome"] == "completed"
     assert "+    return a + b" in stored["edits"][0]["diff"]
+    markdown = (rig.state_dir / "receipts" / "run-1.md").read_text()
+    assert "completed" in markdown and "return a + b" in markdown
     assert rig.pending.load("run-1") is None  # a finished run leaves no pending state
 
 

@@ -1,0 +1,103 @@
+"""Command arguments: typed when good, InvalidParams naming the field when not."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pygls.exceptions import JsonRpcInvalidParams
+
+from rune_lsp.server.commands import EditIdArgs, FixThisArgs, RunIdArgs, parse
+
+URI = "file:///ws/app.py"
+DIAGNOSTIC = {
+    "range": {"start": {"line": 4, "character": 0}, "end": {"line": 4, "character": 9}},
+    "message": "undefined name 'x'",
+    "severity": 2,
+    "source": "pyflakes",
+    "code": 821,
+}
+
+
+def invalid(model: type[Any], *args: Any) -> str:
+    with pytest.raises(JsonRpcInvalidParams) as caught:
+        parse(model, "rune.test", args)
+    return str(caught.value)
+
+
+def test_fix_this_arguments_become_the_task() -> None:
+    args = parse(
+        FixThisArgs,
+        "rune.fixThis",
+        (
+            {
+                "uri": URI,
+                "range": {"start": {"line": 3, "character": 0}, "end": {"line": 5, "character": 2}},
+                "instruction": "rename x",
+                "diagnostics": [DIAGNOSTIC],
+                "somethingNew": True,  # newer clients may send more; it is ignored
+            },
+        ),
+    )
+
+    task = args.task("app.py", "text\n")
+
+    assert (task.path, task.start_line, task.end_line) == ("app.py", 3, 5)
+    assert task.instruction == "rename x"
+    [diagnostic] = task.diagnostics
+    assert diagnostic.line == 4 and diagnostic.message == "undefined name 'x'"
+    assert (diagnostic.severity, diagnostic.source, diagnostic.code) == (
+        "warning",
+        "pyflakes",
+        "821",
+    )
+
+
+def test_a_bare_uri_is_enough() -> None:
+    args = parse(FixThisArgs, "rune.fixThis", ({"uri": URI},))
+
+    assert args.range is None and args.diagnostics == ()
+    assert args.task("app.py", "").start_line is None
+
+
+def test_the_command_takes_exactly_one_argument_object() -> None:
+    assert "rune.test takes one argument object, got 0" in invalid(FixThisArgs)
+    assert "got 2" in invalid(RunIdArgs, {"runId": "a"}, {"runId": "b"})
+
+
+@pytest.mark.parametrize(
+    ("argument", "field"),
+    [
+        ({}, "uri"),
+        ({"uri": ""}, "uri"),
+        ({"uri": URI, "range": {"start": {"line": -1, "character": 0}}}, "range.start.line"),
+        (
+            {"uri": URI, "range": {"start": {"line": 0}, "end": {"line": 0, "character": 0}}},
+            "range.start.character",
+        ),
+        ({"uri": URI, "instruction": 7}, "instruction"),
+    ],
+)
+def test_bad_fix_this_arguments_name_the_field(argument: dict[str, Any], field: str) -> None:
+    message = invalid(FixThisArgs, argument)
+
+    assert message.startswith("rune.test: ")
+    assert field in message
+
+
+def test_a_malformed_diagnostic_is_invalid_params_too() -> None:
+    message = invalid(FixThisArgs, {"uri": URI, "diagnostics": [{"message": "no range"}]})
+
+    assert "diagnostics: " in message
+    assert "required field missing @ diagnostics[0].range" in message
+
+
+def test_an_argument_that_is_not_an_object_is_invalid_params() -> None:
+    assert "rune.test" in invalid(RunIdArgs, "abc")
+
+
+def test_run_and_edit_ids_use_the_wire_names() -> None:
+    assert parse(RunIdArgs, "rune.cancel", ({"runId": "r1"},)).run_id == "r1"
+    assert parse(EditIdArgs, "rune.acceptEdit", ({"editId": "e1"},)).edit_id == "e1"
+    assert "runId" in invalid(RunIdArgs, {"run_id": "r1"})
+    assert "editId" in invalid(EditIdArgs, {"editId": 3})

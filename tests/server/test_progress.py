@@ -1,0 +1,117 @@
+"""Progress messages (`step N/M · ...`) and a run's progress token."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from lsprotocol import types
+
+from rune_lsp.loop.state import (
+    ModelDelta,
+    ModelTurnStarted,
+    PendingApproval,
+    PreparedCommand,
+    PreparedEdit,
+    RunEnded,
+    RunResult,
+    ToolCall,
+    ToolOutcome,
+    ToolRequested,
+    ToolResulted,
+)
+from rune_lsp.server.progress import RunProgress, progress_message
+
+STEP = {"run_id": "r1", "iterations_used": 3, "iteration_budget": 8}
+EDIT = PreparedEdit(
+    edit_id="e1", call_id="c1", tool="edit_file", path="/ws/src/app.py", old_text="a", new_text="b"
+)
+COMMAND = PreparedCommand(edit_id="e2", call_id="c2", command="pytest -q", cwd="/ws")
+CALL = ToolCall(id="c1", name="read_file", arguments={"path": "src/app.py"})
+
+
+@pytest.mark.parametrize(
+    ("event", "message"),
+    [
+        (ModelTurnStarted(**STEP), "step 3/8 · asking the model"),
+        (ToolRequested(**STEP, call=CALL), "step 3/8 · read_file src/app.py"),
+        (
+            PendingApproval(**STEP, pending=(EDIT, COMMAND)),
+            "step 3/8 · waiting for review: edit_file app.py, run_command pytest -q",
+        ),
+        (
+            RunEnded(**STEP, result=RunResult(run_id="r1", outcome="failed", iteration_budget=8)),
+            "step 3/8 · failed",
+        ),
+    ],
+)
+def test_each_report_starts_with_the_step(event: Any, message: str) -> None:
+    assert progress_message(event) == message
+
+
+def test_streamed_text_and_results_do_not_change_the_message() -> None:
+    assert progress_message(ModelDelta(**STEP, text="hel")) is None
+    outcome = ToolOutcome(status="ok", content="...")
+    assert progress_message(ToolResulted(**STEP, call=CALL, outcome=outcome)) is None
+
+
+@dataclass
+class FakeProgress:
+    sent: list[tuple[str, object]] = field(default_factory=list)
+    tokens: dict[object, object] = field(default_factory=dict)
+    refuse: bool = False
+
+    async def create_async(self, token: object) -> None:
+        if self.refuse:
+            raise RuntimeError("no")
+        self.tokens[token] = object()
+
+    def begin(self, token: object, value: types.WorkDoneProgressBegin) -> None:
+        self.sent.append(("begin", value.message))
+
+    def report(self, token: object, value: types.WorkDoneProgressReport) -> None:
+        self.sent.append(("report", value.message))
+
+    def end(self, token: object, value: types.WorkDoneProgressEnd) -> None:
+        self.sent.append(("end", value.message))
+
+
+@dataclass
+class FakeServer:
+    work_done_progress: FakeProgress = field(default_factory=FakeProgress)
+    progress_support: bool = True
+
+
+async def test_steps_reported_before_the_token_exists_follow_the_begin() -> None:
+    server = FakeServer()
+    progress = RunProgress(server, "rune/r1", "Rune: app.py")  # type: ignore[arg-type]
+
+    progress.report(ModelTurnStarted(**STEP))
+    progress.report(ToolRequested(**STEP, call=CALL))
+    await progress.begin()
+    progress.report(ModelDelta(**STEP, text="x"))
+    progress.report(PendingApproval(**STEP, pending=(EDIT,)))
+    progress.end("completed: done")
+
+    assert server.work_done_progress.sent == [
+        ("begin", "starting"),
+        ("report", "step 3/8 · asking the model"),
+        ("report", "step 3/8 · read_file src/app.py"),
+        ("report", "step 3/8 · waiting for review: edit_file app.py"),
+        ("end", "completed: done"),
+    ]
+    assert server.work_done_progress.tokens == {}  # a cancel of it now finds nothing
+
+
+@pytest.mark.parametrize(
+    "server", [FakeServer(progress_support=False), FakeServer(FakeProgress(refuse=True))]
+)
+async def test_without_a_token_nothing_is_sent(server: FakeServer) -> None:
+    progress = RunProgress(server, "rune/r1", "Rune: app.py")  # type: ignore[arg-type]
+
+    await progress.begin()
+    progress.report(ModelTurnStarted(**STEP))
+    progress.end("completed: done")
+
+    assert server.work_done_progress.sent == []
