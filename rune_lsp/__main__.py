@@ -15,18 +15,16 @@ from rune_lsp import __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from rune_lsp.cli.options import add_check_parser, add_fix_parser, add_log_level
+
     parser = argparse.ArgumentParser(
         prog="rune-lsp",
         description="A language server hosting an LLM coding agent with per-edit review.",
     )
     parser.add_argument("--version", action="version", version=f"rune-lsp {__version__}")
     parser.add_argument("--stdio", action="store_true", help="serve LSP over stdio (the default)")
-    parser.add_argument(
-        "--log-level", default="INFO", help="logging level for stderr (default: INFO)"
-    )
+    add_log_level(parser, default="")
     commands = parser.add_subparsers(dest="command")
-    from rune_lsp.cli.options import add_check_parser, add_fix_parser
-
     add_check_parser(commands)
     add_fix_parser(commands)
     return parser
@@ -34,20 +32,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    # Logs go to stderr: stdout carries the JSON-RPC stream.
+    # Logs go to stderr: stdout carries the JSON-RPC stream (or the `--json` result). The
+    # terminal commands keep it quiet unless asked, so progress and questions stay readable.
+    level = args.log_level or ("WARNING" if args.command else "INFO")
     logging.basicConfig(
         stream=sys.stderr,
-        level=getattr(logging, str(args.log_level).upper(), logging.INFO),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        level=getattr(logging, level),
+        # A terminal user reads the odd warning between progress lines: no timestamps there.
+        format="%(levelname)s %(name)s: %(message)s"
+        if args.command
+        else "%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    if args.command == "check":
-        from rune_lsp.cli.check import run_check
+    if args.command:
+        from rune_lsp.cli.app import run_command
 
-        return run_check(args)
-    if args.command == "fix":
-        from rune_lsp.cli.fix import run_fix
-
-        return run_fix(args)
+        return run_command(args)
     from rune_lsp.server import create_server
 
     create_server().start_io()

@@ -6,15 +6,16 @@ import argparse
 import asyncio
 import sys
 
+from rune_lsp.cli.errors import EXIT_FAILED, EXIT_OK
 from rune_lsp.cli.options import settings_from
 
 
 def run_check(args: argparse.Namespace) -> int:
     from rune_lsp.providers.probe import probe, render_report
 
-    settings, problems = settings_from(args)
-    for problem in problems:
-        print(problem, file=sys.stderr)
+    settings, warnings = settings_from(args)
+    for warning in warnings:
+        print(warning, file=sys.stderr)
     report = asyncio.run(probe(settings))
     print(render_report(report))
-    return 0 if report.usable else 1
+    return EXIT_OK if report.usable else EXIT_FAILED

@@ -1,168 +1,97 @@
-"""`rune-lsp fix PATH[:LINE[-LINE]]`: the same loop from a terminal, the disk as the document.
+"""`rune-lsp fix PATH[:LINE[-LINE]]`: the same loop as the server, the disk as the document.
 
-Progress goes to stderr; each pending edit is shown as a unified diff and needs a `y` (or
-`--yes`); `--json` prints the run result on stdout. Ctrl-C cancels the run cleanly, with a
-receipt, and exits 1.
+Progress and the review go to stderr; the answer and outcome (or, with `--json`, the run result
+and nothing else) go to stdout. Ctrl-C cancels the run cleanly, with a receipt, and exits 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import json
-import re
-import signal
 import sys
 import uuid
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
+from rune_lsp.cli.errors import EXIT_FAILED, EXIT_OK
 from rune_lsp.cli.options import settings_from
-from rune_lsp.loop.state import (
-    Approve,
-    Decision,
-    PreparedChange,
-    PreparedEdit,
-    Reject,
-    RunEvent,
-    RunResult,
-    RunState,
-)
+from rune_lsp.cli.report import render_result, result_json
+from rune_lsp.cli.target import OpenedTarget, open_target, parse_target
+from rune_lsp.cli.terminal import AnswerSource, StdinAnswers, use_color
+from rune_lsp.loop.state import RunResult
 from rune_lsp.loop.task import FixTask
 from rune_lsp.settings import Settings
 
-_TARGET = re.compile(r"^(?P<path>.+?)(?::(?P<start>\d+)(?:-(?P<end>\d+))?)?$")
+if TYPE_CHECKING:
+    from rune_lsp.cli.interrupt import Interrupt
+    from rune_lsp.loop.ports import Model
+    from rune_lsp.runner.driver import RunDriver
 
 
 @dataclass(frozen=True)
-class Target:
-    path: Path
-    start_line: int | None  # 0-based
-    end_line: int | None
-
-
-def parse_target(raw: str) -> Target:
-    """`src/app.py`, `src/app.py:12` or `src/app.py:12-20` (1-based lines, as editors show)."""
-    match = _TARGET.match(raw)
-    if match is None or not match.group("path"):
-        raise ValueError(f"not a PATH[:LINE[-LINE]]: {raw!r}")
-    start = match.group("start")
-    end = match.group("end") or start
-    if start is not None and (int(start) < 1 or int(end or start) < int(start)):
-        raise ValueError(f"line range must be 1-based and ascending: {raw!r}")
-    return Target(
-        path=Path(match.group("path")),
-        start_line=int(start) - 1 if start else None,
-        end_line=int(end) - 1 if end else None,
-    )
-
-
-class TerminalReviewer:
-    """Asks `Apply this edit? [y/n/q]` per change; `--yes` / `--no` answer for scripts."""
-
-    def __init__(
-        self,
-        *,
-        answer: bool | None,
-        root: Path,
-        color: bool,
-        stdin: TextIO = sys.stdin,
-        out: TextIO = sys.stderr,
-    ) -> None:
-        self._answer = answer
-        self._root = root
-        self._color = color
-        self._stdin = stdin
-        self._out = out
-        self.quit = False
-
-    async def decide(self, change: PreparedChange, state: RunState) -> Decision:
-        from rune_lsp.review.diff import colorize, unified_diff
-
-        if isinstance(change, PreparedEdit):
-            diff = unified_diff(change, display_path=_relative(change.path, self._root))
-            self._out.write((colorize(diff) if self._color else diff) + "\n")
-            question = "Apply this edit? [y/n/q] "
-        else:
-            self._out.write(f"$ {change.command}   (in {change.cwd})\n")
-            question = "Run this command? [y/n/q] "
-        if change.reason:
-            self._out.write(f"reason: {change.reason}\n")
-        if self.quit:
-            return Reject(reason="the user quit the review")
-        if self._answer is not None:
-            self._out.write(question + ("y (--yes)\n" if self._answer else "n (--no)\n"))
-            return Approve() if self._answer else Reject(reason="rejected with --no")
-        reply = await self._ask(question)
-        if reply == "y":
-            return Approve()
-        if reply == "q":
-            self.quit = True
-            return Reject(reason="the user quit the review")
-        return Reject(reason="the user answered no")
-
-    async def withdraw(self) -> None:
-        self.quit = True
-
-    async def _ask(self, question: str) -> str:
-        while True:
-            self._out.write(question)
-            self._out.flush()
-            line = await asyncio.to_thread(self._stdin.readline)
-            if not line:  # end of input: never apply what nobody approved
-                self._out.write("\n")
-                return "n"
-            reply = line.strip().lower()[:1]
-            if reply in ("y", "n", "q"):
-                return reply
-
-
-class ProgressPrinter:
-    def __init__(self, out: TextIO) -> None:
-        self._out = out
-
-    def __call__(self, event: RunEvent) -> None:
-        from rune_lsp.loop.state import (
-            ModelTurnStarted,
-            PendingApproval,
-            ToolRequested,
-            describe_call,
-        )
-
-        if isinstance(event, ModelTurnStarted):
-            self._out.write(f"{event.step} · asking the model\n")
-        elif isinstance(event, ToolRequested):
-            self._out.write(f"{event.step} · {describe_call(event.call)}\n")
-        elif isinstance(event, PendingApproval):
-            self._out.write(f"{event.step} · {len(event.pending)} change(s) to review\n")
-        self._out.flush()
+class FixRequest:
+    opened: OpenedTarget
+    instruction: str | None
+    preset: bool | None  # --yes / --no; None asks
 
 
 def run_fix(args: argparse.Namespace) -> int:
-    settings, problems = settings_from(args)
-    for problem in problems:
-        print(problem, file=sys.stderr)
-    try:
-        target = parse_target(args.target)
-    except ValueError as exc:
-        print(f"rune-lsp fix: {exc}", file=sys.stderr)
-        return 2
-    answer = True if args.yes else False if args.no else None
-    result = asyncio.run(_fix(settings, target, args.instruction, answer))
-    if args.json:
-        print(json.dumps(result.model_dump(mode="json", by_alias=True), indent=2))
-    else:
-        _print_result(result, sys.stdout)
-    return 0 if result.outcome == "completed" else 1
+    settings, warnings = settings_from(args)
+    for warning in warnings:
+        print(warning, file=sys.stderr)
+    request = FixRequest(
+        opened=open_target(parse_target(args.target)),
+        instruction=args.instruction,
+        preset=True if args.yes else False if args.no else None,
+    )
+    answers = None if request.preset is not None else StdinAnswers.from_stdin(sys.stdin)
+    result = asyncio.run(fix(settings, request, answers=answers, err=sys.stderr))
+    sys.stdout.write(result_json(result) + "\n" if args.json else render_result(result))
+    sys.stdout.flush()
+    return EXIT_OK if result.outcome == "completed" else EXIT_FAILED
 
 
-async def _fix(
-    settings: Settings, target: Target, instruction: str | None, answer: bool | None
+async def fix(
+    settings: Settings,
+    request: FixRequest,
+    *,
+    answers: AnswerSource | None,
+    err: TextIO,
 ) -> RunResult:
-    from rune_lsp.loop.runtime import AgentLoop, LoopConfig
+    """One run to its result; progress, diffs and questions are written to `err`."""
+    # Imported here: a usage error is reported before the loop, the providers and the review
+    # code (which brings lsprotocol) are loaded.
+    from rune_lsp.cli.interrupt import Interrupt
     from rune_lsp.providers import make_model
+
+    interrupt = Interrupt(err)
+    model = make_model(settings)
+    driver = _driver(settings, request, model, answers=answers, err=err, interrupt=interrupt)
+    run_id = uuid.uuid4().hex[:12]
+    shown = request.opened.relative_path
+    err.write(f"rune-lsp fix {shown} · {settings.provider} {settings.model}\n")
+    run = asyncio.ensure_future(driver.start(run_id))
+    try:
+        with interrupt.cancelling(run):
+            return await _result_of(run, run_id, settings)
+    finally:
+        await model.aclose()
+
+
+def _driver(
+    settings: Settings,
+    request: FixRequest,
+    model: Model,
+    *,
+    answers: AnswerSource | None,
+    err: TextIO,
+    interrupt: Interrupt,
+) -> RunDriver:
+    """The server's run machinery with terminal parts: disk documents, y/n review, stderr."""
+    from rune_lsp.cli.interrupt import InterruptibleCheck
+    from rune_lsp.cli.progress import ProgressPrinter
+    from rune_lsp.cli.review import TerminalReviewer
+    from rune_lsp.loop.runtime import AgentLoop, LoopConfig
     from rune_lsp.runner.driver import RunDriver, RunMeta
     from rune_lsp.runner.verify import ShellVerifier
     from rune_lsp.store.receipts import ReceiptStore
@@ -170,100 +99,66 @@ async def _fix(
     from rune_lsp.tools.executor import WorkspaceTools
     from rune_lsp.tools.sandbox import Sandbox
 
-    path = target.path.expanduser().resolve()
-    root = _workspace_root(path)
-    documents = DiskDocuments()
-    text = documents.read_text(path)
-    if text is None:
-        return RunResult(
-            run_id=uuid.uuid4().hex[:12],
-            outcome="failed",
-            error=f"cannot read {path}",
-            iteration_budget=settings.max_iterations,
-        )
+    opened = request.opened
+    root, path = opened.root, opened.target.path
     sandbox = Sandbox.for_workspace([root], write_dirs=settings.allowed_write_dirs)
-    tools = WorkspaceTools(root, sandbox, documents, command_timeout=settings.command_timeout)
-    task = FixTask(
-        path=_relative(str(path), root),
-        text=text,
-        start_line=target.start_line,
-        end_line=target.end_line,
-        instruction=instruction,
+    tools = WorkspaceTools(root, sandbox, DiskDocuments(), command_timeout=settings.command_timeout)
+    config = LoopConfig(
+        max_iterations=settings.max_iterations,
+        repeat_warn_at=settings.repeat_warn_at,
+        repeat_block_at=settings.repeat_block_at,
     )
-    model = make_model(settings)
-    loop = AgentLoop(
-        model,
-        tools,
-        LoopConfig(
-            max_iterations=settings.max_iterations,
-            repeat_warn_at=settings.repeat_warn_at,
-            repeat_block_at=settings.repeat_block_at,
+    verifier = None
+    if settings.check_command:
+        # The disk is the document here: nothing unsaved to ask about before the check.
+        verifier = InterruptibleCheck(
+            ShellVerifier(settings.check_command, cwd=root, timeout=settings.command_timeout),
+            command=settings.check_command,
+            interrupt=interrupt,
+        )
+    return RunDriver(
+        loop=AgentLoop(model, tools, config, on_event=ProgressPrinter(err)),
+        reviewer=TerminalReviewer(
+            root=root, out=err, answers=answers, preset=request.preset, color=use_color(err)
         ),
-        on_event=ProgressPrinter(sys.stderr),
-    )
-    verifier = (
-        ShellVerifier(settings.check_command, cwd=root, timeout=settings.command_timeout)
-        if settings.check_command
-        else None
-    )
-    driver = RunDriver(
-        loop=loop,
-        reviewer=TerminalReviewer(answer=answer, root=root, color=sys.stderr.isatty()),
         meta=RunMeta(
             provider=settings.provider,
             model=settings.model,
             base_url=settings.resolved_base_url,
-            task=task.prompt(),
+            task=_task(request).prompt(),
             document_uri=path.as_uri(),
             document_path=str(path),
             secrets=(settings.api_key,) if settings.api_key else (),
+            workspace_root=str(root),
         ),
         receipt_store=ReceiptStore(settings.resolved_state_dir, max_count=settings.max_receipts),
         verifier=verifier,
     )
-    run = asyncio.ensure_future(driver.start(uuid.uuid4().hex[:12]))
-    _cancel_on_interrupt(run)
+
+
+def _task(request: FixRequest) -> FixTask:
+    opened = request.opened
+    return FixTask(
+        path=opened.relative_path,
+        text=opened.text,
+        start_line=opened.target.start_line,
+        end_line=opened.target.end_line,
+        instruction=request.instruction,
+    )
+
+
+async def _result_of(run: asyncio.Future[RunResult], run_id: str, settings: Settings) -> RunResult:
     try:
         return await run
-    finally:
-        close = getattr(model, "aclose", None)
-        if close is not None:
-            await close()
-
-
-def _cancel_on_interrupt(run: asyncio.Future[RunResult]) -> None:
-    """Ctrl-C cancels the run (which still writes its receipt) instead of killing Python."""
-    loop = asyncio.get_running_loop()
-    # Not on the main thread or not POSIX: Ctrl-C then ends the process the default way.
-    with contextlib.suppress(NotImplementedError, RuntimeError):
-        loop.add_signal_handler(signal.SIGINT, run.cancel)
-
-
-def _workspace_root(path: Path) -> Path:
-    """The nearest folder holding `.git` (the project), else the file's own folder."""
-    for folder in path.parents:
-        if (folder / ".git").exists():
-            return folder
-    return path.parent
-
-
-def _relative(path: str, root: Path) -> str:
-    try:
-        return str(Path(path).relative_to(root))
-    except ValueError:
-        return path
-
-
-def _print_result(result: RunResult, out: TextIO) -> None:
-    if result.answer:
-        out.write(result.answer.rstrip() + "\n\n")
-    line = f"outcome: {result.outcome} (step {result.iterations_used}/{result.iteration_budget})"
-    if result.error:
-        line += f": {result.error}"
-    out.write(line + "\n")
-    for edit in result.edits:
-        out.write(f"  {edit.status:<8} {edit.tool} {edit.path}\n")
-    if result.verified is not None:
-        out.write(f"verified: {str(result.verified).lower()}\n")
-    if result.receipt:
-        out.write(f"receipt: {result.receipt}\n")
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            raise  # we are being cancelled ourselves, not just the run
+        # The driver turns a cancel into a result with a receipt, and a cancelled check is
+        # absorbed by InterruptibleCheck; this is the last resort, not the usual path.
+        return RunResult(
+            run_id=run_id,
+            outcome="cancelled",
+            error="the run was cancelled before it could report its result",
+            iteration_budget=settings.max_iterations,
+        )

@@ -74,6 +74,11 @@ async def _drain(stream: asyncio.StreamReader | None, tail: _Tail) -> None:
         tail.feed(chunk)
 
 
+def _retrieve_exception(future: asyncio.Future[tuple[None, None]]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
 def _kill_group(process: asyncio.subprocess.Process) -> None:
     # ProcessLookupError: the group is already gone.
     with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -110,6 +115,8 @@ async def run_shell(
         # Cancelled (or failed) mid-run: nothing may outlive the run.
         _kill_group(process)
         readers.cancel()
+        # gather() stores the cancel as its exception; unread, asyncio logs it with a traceback.
+        readers.add_done_callback(_retrieve_exception)
         raise
     return ShellResult(
         exit_code=process.returncode if process.returncode is not None else -signal.SIGKILL,

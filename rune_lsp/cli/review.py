@@ -1,0 +1,136 @@
+"""The terminal's half of the review: each pending change shown, then `[y/n/q]`.
+
+`y` approves (the executor re-checks and applies), `n` rejects, `q` rejects this change and
+every later one without asking, and tells the model to stop proposing. End of input counts as
+`q`: nothing is applied that nobody approved. `--yes` / `--no` answer every question for scripts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TextIO
+
+from rune_lsp.cli.target import relative_to_root
+from rune_lsp.cli.terminal import AnswerSource
+from rune_lsp.loop.state import (
+    Approve,
+    Decision,
+    PreparedChange,
+    PreparedCommand,
+    PreparedEdit,
+    Reject,
+    RunState,
+)
+from rune_lsp.review.diff import colorize, unified_diff
+
+#: The model's words next to a change can be long; the diff is what the user decides on.
+MAX_REASON_SHOWN = 800
+
+REJECTED = "the user answered no at the terminal"
+QUIT = (
+    "the user ended the review: make no further changes and give your final answer, saying "
+    "what is left undone"
+)
+NO_INPUT = "no answer was given (end of input); nothing was applied"
+
+
+class TerminalReviewer:
+    """A `Reviewer` for the run driver, asking on `out` and reading `answers`."""
+
+    def __init__(
+        self,
+        *,
+        root: Path,
+        out: TextIO,
+        answers: AnswerSource | None = None,
+        preset: bool | None = None,
+        color: bool = False,
+    ) -> None:
+        if preset is None and answers is None:
+            raise ValueError("a TerminalReviewer needs answers unless every answer is preset")
+        self._root = root
+        self._out = out
+        self._answers = answers
+        self._preset = preset
+        self._color = color
+        self._stopped: str | None = None  # why the review ended early (q or end of input)
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped is not None
+
+    async def decide(self, change: PreparedChange, state: RunState) -> Decision:
+        label = f"{change.tool} {self._target(change)}"
+        if self._stopped is not None:
+            self._write(f"skipped {label}: the review has ended\n")
+            return Reject(reason=self._stopped)
+        self._show(change, state, label)
+        question = self._question(change)
+        if self._preset is not None:
+            self._write(f"{question}{'y (--yes)' if self._preset else 'n (--no)'}\n")
+            return Approve() if self._preset else Reject(reason="rejected with --no")
+        reply = await self._ask(question)
+        if reply == "y":
+            return Approve()
+        if reply == "n":
+            return Reject(reason=REJECTED)
+        self._stopped = QUIT if reply == "q" else NO_INPUT
+        return Reject(reason=self._stopped)
+
+    async def withdraw(self) -> None:
+        # Nothing stays on screen to take away; a late answer must not apply anything.
+        self._stopped = self._stopped or QUIT
+
+    def _show(self, change: PreparedChange, state: RunState, label: str) -> None:
+        position = next(
+            (n for n, pending in enumerate(state.pending, 1) if pending.edit_id == change.edit_id),
+            1,
+        )
+        lines = [f"\n[{position}/{len(state.pending)}] {label}\n"]
+        reason = change.reason.strip()
+        if reason:
+            if len(reason) > MAX_REASON_SHOWN:
+                reason = reason[: MAX_REASON_SHOWN - 3] + "..."
+            lines.append(f"{reason}\n")
+        if isinstance(change, PreparedEdit):
+            lines.append(self._diff(change))
+        else:
+            lines.append(f"$ {change.command}\n  (in {self._target_dir(change)})\n")
+        self._write("".join(lines))
+
+    def _diff(self, edit: PreparedEdit) -> str:
+        diff = unified_diff(edit, display_path=relative_to_root(edit.path, self._root))
+        if not diff:
+            return "(this edit changes nothing)\n"
+        return colorize(diff) if self._color else diff
+
+    def _question(self, change: PreparedChange) -> str:
+        action = "Run this command" if isinstance(change, PreparedCommand) else "Apply this edit"
+        return f"{action}? [y/n/q] "
+
+    async def _ask(self, question: str) -> str:
+        """ "y", "n" or "q"; end of input gives ""."""
+        assert self._answers is not None
+        while True:
+            self._write(question)
+            line = await self._answers.readline()
+            if not line:
+                self._write("\n(end of input: rejected)\n")
+                return ""
+            reply = line.strip().lower()
+            if reply in ("y", "yes", "n", "no", "q", "quit"):
+                return reply[0]
+            self._write("Please answer y (apply), n (reject) or q (reject this and the rest).\n")
+
+    def _target(self, change: PreparedChange) -> str:
+        if isinstance(change, PreparedEdit):
+            return relative_to_root(change.path, self._root)
+        return change.command if len(change.command) <= 60 else change.command[:57] + "..."
+
+    def _target_dir(self, command: PreparedCommand) -> str:
+        shown = relative_to_root(command.cwd, self._root)
+        return "the workspace root" if shown == "." else shown
+
+    def _write(self, text: str) -> None:
+        self._out.write(text)
+        self._out.flush()
