@@ -1,0 +1,61 @@
+"""What every editor must show after the review flow, whichever editor ran it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.doubles.model_double import ModelDouble
+from tests.editors import scenario
+from tests.editors.report import DriverReport
+
+REVIEW_TITLES = ["Accept edit", "Reject edit", "Show diff"]
+
+
+def assert_pending_edit_was_shown(report: DriverReport, explain: str) -> None:
+    """`Rune: Fix this` was offered, and the pending edit became an Information diagnostic
+    from `rune` over the bug line, offering the three review actions."""
+    assert "Rune: Fix this" in report.offered[0], explain
+    pending = report.pending
+    assert pending is not None, explain
+    assert (pending.source, pending.severity) == ("rune", "information"), explain
+    assert (pending.line, pending.end_line) == (scenario.BUG_LINE, scenario.BUG_LINE), explain
+    assert report.offered[1][: len(REVIEW_TITLES)] == REVIEW_TITLES, explain
+
+
+def assert_diff_was_shown(report: DriverReport, explain: str) -> None:
+    diffs = [m for m in report.messages if f"+++ b/{scenario.FILE_NAME}" in m]
+    assert diffs, explain
+    assert f"-{scenario.BUGGY_LINE}\n" in diffs[0], explain
+    assert f"+{scenario.FIXED_LINE}\n" in diffs[0], explain
+
+
+def assert_accepted(report: DriverReport, double: ModelDouble, project: Path, explain: str) -> None:
+    """The accept reached the buffer (saved only by the save), and the run says so."""
+    assert report.command_errors == {}, explain
+    assert report.verdict_status == "applied", explain
+    assert report.cleared, explain
+    assert report.modified_before_save is True, explain
+    result = report.run_result
+    assert result is not None, explain
+    assert result.outcome == "completed", explain
+    assert result.answer == scenario.ANSWER, explain
+    assert [(e.tool, e.path, e.status) for e in result.edits] == [
+        ("edit_file", scenario.FILE_NAME, "applied")
+    ], explain
+    assert [(c.name, c.status) for c in result.tool_calls] == [
+        ("read_file", "ok"),
+        ("edit_file", "ok"),
+    ], explain
+    assert len(double.chat_requests) == 3, explain
+    assert project.read_text(encoding="utf-8") == scenario.FIXED
+
+
+def assert_rejected(report: DriverReport, project: Path, explain: str) -> None:
+    """Nothing reached the buffer or the disk, and the run reports the edit rejected."""
+    assert report.cleared, explain
+    assert report.modified_before_save is False, explain
+    result = report.run_result
+    assert result is not None, explain
+    assert result.outcome == "completed", explain
+    assert [(e.path, e.status) for e in result.edits] == [(scenario.FILE_NAME, "rejected")], explain
+    assert project.read_text(encoding="utf-8") == scenario.BUGGY

@@ -1,0 +1,44 @@
+"""What an editor driver script saw, as it writes it for the test to check."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from rune_lsp.loop.state import RunResult
+
+
+class PendingDiagnostic(BaseModel):
+    """The diagnostic the editor showed for the pending edit (0-based lines)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    line: int
+    end_line: int
+    severity: str  # error | warning | information | hint
+    source: str | None = None
+    message: str
+
+
+class DriverReport(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    step: str  # the step the driver was at when it stopped; "done" when it finished
+    error: str | None = None
+    offered: list[list[str]] = []  # the titles of each code action menu, in order
+    pending: PendingDiagnostic | None = None
+    verdict_status: str | None = None  # what rune.acceptEdit / rune.rejectEdit returned
+    command_errors: dict[str, str] = {}  # command -> the error message the server answered
+    run_result: RunResult | None = None  # what rune.fixThis returned
+    cleared: bool = False  # the rune diagnostics were gone after the verdict
+    modified_before_save: bool | None = None
+    messages: list[str] = []  # the server's window/showMessage texts, in order
+    server_log: str = ""  # the server's stderr, where the editor keeps it
+    confirmations: list[str] = []  # questions the editor itself asked before applying an edit
+
+    @classmethod
+    def read(cls, path: Path) -> DriverReport | None:
+        if not path.exists():
+            return None
+        return cls.model_validate_json(path.read_text(encoding="utf-8"))
