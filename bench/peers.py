@@ -1,0 +1,51 @@
+"""The peer language servers of the start-up comparison, in their own venv (bench/.venv-peers).
+
+They never touch the project's venv or its dependencies: the first bench run creates the peer
+venv and installs pinned releases from PyPI with pip; later runs reuse it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+PEERS_DIR = Path(__file__).resolve().parent / ".venv-peers"
+PINS = ("jedi-language-server==0.47.0", "python-lsp-server==1.15.0")
+
+
+@dataclass(frozen=True)
+class Peer:
+    name: str
+    argv: tuple[str, ...]
+
+
+def peer_commands(venv: Path = PEERS_DIR) -> tuple[Peer, ...]:
+    bin_dir = venv / "bin"
+    return (
+        Peer("jedi-language-server", (str(bin_dir / "jedi-language-server"),)),
+        Peer("pylsp", (str(bin_dir / "pylsp"),)),
+    )
+
+
+def ensure_peers(venv: Path = PEERS_DIR) -> tuple[Peer, ...]:
+    """The peers, installing them first when missing; raises RuntimeError naming the failure."""
+    peers = peer_commands(venv)
+    if all(Path(peer.argv[0]).exists() for peer in peers):
+        return peers
+    print(f"installing peers into {venv}: {' '.join(PINS)}", file=sys.stderr)
+    # The project venv's interpreter makes a venv on the same base Python, so the peers run on
+    # the same Python version as rune-lsp.
+    steps = (
+        [sys.executable, "-m", "venv", str(venv)],
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", *PINS],
+    )
+    for step in steps:
+        done = subprocess.run(step, capture_output=True, text=True, timeout=600, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(step[:3])} failed: {done.stderr.strip()[-400:]}")
+    missing = [peer.name for peer in peers if not Path(peer.argv[0]).exists()]
+    if missing:
+        raise RuntimeError(f"installed, but no executable for {', '.join(missing)}")
+    return peers

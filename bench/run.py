@@ -1,0 +1,170 @@
+"""The performance bench of issue #10: one command, a table, and bench/results.json.
+
+    .venv/bin/python bench/run.py            # the full run (5 to 8 minutes on 2 cores)
+    .venv/bin/python bench/run.py --quick    # a smoke run with fewer repeats (about a minute)
+    .venv/bin/python bench/run.py --only loop,edits
+
+The peer servers (jedi-language-server, pylsp) are installed into bench/.venv-peers on the
+first run. Nothing here asserts: targets are reported as met / NOT met.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import (
+    context,
+    edits,
+    importtime,
+    loop_overhead,
+    memory,
+    responsiveness,
+    startup,
+)
+from bench.peers import Peer, ensure_peers
+from bench.results import Section, machine, table, write_json
+
+RESULTS = Path(__file__).resolve().parent / "results.json"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How many repetitions each section gets."""
+
+    startup_rounds: int
+    import_repeats: int
+    loop_runs: int
+    memory_runs: int
+    code_action_rounds: int
+    code_actions: int  # per phase of a round
+
+
+FULL = Plan(
+    startup_rounds=20,
+    import_repeats=5,
+    loop_runs=30,
+    memory_runs=1_000,
+    code_action_rounds=5,
+    code_actions=200,
+)
+QUICK = Plan(
+    startup_rounds=3,
+    import_repeats=1,
+    loop_runs=5,
+    memory_runs=120,
+    code_action_rounds=2,
+    code_actions=40,
+)
+SECTIONS = ("startup", "imports", "loop", "memory", "context", "edits", "responsiveness")
+
+
+def load_average() -> str:
+    try:
+        return Path("/proc/loadavg").read_text().split(" ", 3)[:3].__str__()
+    except OSError:
+        return "unknown"
+
+
+def guarded(name: str, body: Callable[[], Section]) -> Section:
+    """A failing section is reported with its error; the others still run."""
+    print(f"[bench] {name} ...", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    try:
+        section = body()
+    except Exception as exc:
+        traceback.print_exc()
+        section = Section(name, (), error=f"{type(exc).__name__}: {exc}")
+    print(f"[bench] {name} took {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    return section
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="fewer repeats: a smoke run")
+    parser.add_argument("--only", help=f"comma-separated subset of: {', '.join(SECTIONS)}")
+    parser.add_argument("--output", type=Path, default=RESULTS, help="where to write the JSON")
+    args = parser.parse_args(argv)
+    plan = QUICK if args.quick else FULL
+    chosen = SECTIONS if not args.only else tuple(s.strip() for s in args.only.split(","))
+    unknown = set(chosen) - set(SECTIONS)
+    if unknown:
+        parser.error(f"unknown sections: {', '.join(sorted(unknown))}")
+
+    started = time.perf_counter()
+    load_before = load_average()
+    sections: list[Section] = []
+    findings: importtime.Findings | None = None
+    if "startup" in chosen:
+        peers: tuple[Peer, ...] = ()
+        peer_error = None
+        try:
+            peers = ensure_peers()
+        except (RuntimeError, OSError, TimeoutError) as exc:
+            peer_error = str(exc)
+        sections.append(
+            guarded("1 start-up", lambda: startup.run(plan.startup_rounds, peers, peer_error))
+        )
+    if "imports" in chosen:
+        traced: list[importtime.Findings] = []
+
+        def imports() -> Section:
+            section, found = importtime.run(plan.import_repeats)
+            traced.append(found)
+            return section
+
+        sections.append(guarded("1 imports", imports))
+        findings = traced[0] if traced else None
+    if "loop" in chosen:
+        sections.append(guarded("2 loop", lambda: loop_overhead.run(plan.loop_runs)))
+    if "memory" in chosen:
+        sections.append(guarded("3 memory", lambda: memory.run(plan.memory_runs)))
+    if "context" in chosen:
+        sections.append(guarded("4 context", context.run))
+    if "edits" in chosen:
+        sections.append(guarded("5 edits", lambda: edits.run(args.quick)))
+    if "responsiveness" in chosen:
+        sections.append(
+            guarded(
+                "6 responsiveness",
+                lambda: responsiveness.run(plan.code_action_rounds, plan.code_actions),
+            )
+        )
+    elapsed = time.perf_counter() - started
+
+    info = machine()
+    print(
+        f"rune-lsp bench ({'quick' if args.quick else 'full'}) on {info['nproc']} x "
+        f"{info['cpu']}, Python {info['python']}; load average before {load_before}, after "
+        f"{load_average()}; {elapsed:.0f} s"
+    )
+    print()
+    print(table(sections))
+    if findings is not None:
+        print()
+        print(importtime.render(findings))
+    write_json(
+        args.output,
+        sections,
+        {
+            "mode": "quick" if args.quick else "full",
+            "plan": plan.__dict__,
+            "elapsed_s": round(elapsed, 1),
+            "load_average_before": load_before,
+            "load_average_after": load_average(),
+            "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        },
+    )
+    print(f"\nwrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
