@@ -1,0 +1,186 @@
+/**
+ * The run result `rune.fixThis` returns (CONTRACT section 6), checked at the boundary, and the
+ * notification a user sees for it.
+ */
+
+import { truncate } from "./progressText";
+
+export type Outcome = "completed" | "incomplete" | "failed" | "cancelled" | "superseded";
+export type EditStatus = "applied" | "partial" | "rejected" | "stale" | "pending";
+
+export interface EditRecord {
+  readonly editId: string;
+  readonly tool: string;
+  readonly path: string;
+  readonly status: EditStatus;
+}
+
+export interface RunResult {
+  readonly runId: string;
+  readonly outcome: Outcome;
+  readonly answer: string;
+  readonly error: string | null;
+  readonly iterationsUsed: number;
+  readonly iterationBudget: number;
+  readonly edits: readonly EditRecord[];
+  readonly verified: boolean | null;
+  readonly receipt: string | null;
+}
+
+export class RunResultError extends Error {
+  override readonly name = "RunResultError";
+}
+
+const OUTCOMES: readonly Outcome[] = ["completed", "incomplete", "failed", "cancelled", "superseded"];
+const EDIT_STATUSES: readonly EditStatus[] = ["applied", "partial", "rejected", "stale", "pending"];
+
+/** A server answer as a RunResult; a wrong shape throws RunResultError naming the field. */
+export function parseRunResult(value: unknown): RunResult {
+  const raw = record(value, "result");
+  const outcome = raw.outcome;
+  if (!OUTCOMES.includes(outcome as Outcome)) {
+    throw new RunResultError(`result.outcome: expected one of ${OUTCOMES.join("|")}, got ${show(outcome)}`);
+  }
+  const edits = raw.edits ?? [];
+  if (!Array.isArray(edits)) {
+    throw new RunResultError(`result.edits: expected a list, got ${show(edits)}`);
+  }
+  return {
+    runId: text(raw.runId, "result.runId"),
+    outcome: outcome as Outcome,
+    answer: optionalText(raw.answer, "result.answer") ?? "",
+    error: optionalText(raw.error, "result.error"),
+    iterationsUsed: count(raw.iterationsUsed, "result.iterationsUsed"),
+    iterationBudget: count(raw.iterationBudget, "result.iterationBudget"),
+    edits: edits.map((item, index) => parseEdit(item, `result.edits[${index}]`)),
+    verified: optionalBoolean(raw.verified, "result.verified"),
+    receipt: optionalText(raw.receipt, "result.receipt"),
+  };
+}
+
+function parseEdit(value: unknown, where: string): EditRecord {
+  const raw = record(value, where);
+  const status = raw.status;
+  if (!EDIT_STATUSES.includes(status as EditStatus)) {
+    throw new RunResultError(`${where}.status: expected one of ${EDIT_STATUSES.join("|")}, got ${show(status)}`);
+  }
+  return {
+    editId: text(raw.editId, `${where}.editId`),
+    tool: text(raw.tool, `${where}.tool`),
+    path: text(raw.path, `${where}.path`),
+    status: status as EditStatus,
+  };
+}
+
+export type Severity = "info" | "warning" | "error";
+
+export interface ResultNotification {
+  readonly severity: Severity;
+  readonly text: string;
+  /** Whether to offer `Show receipt`. */
+  readonly hasReceipt: boolean;
+}
+
+export const ANSWER_MAX = 400;
+
+export function notificationFor(result: RunResult): ResultNotification {
+  const facts = [editSummary(result.edits), checkSummary(result.verified)].filter((s) => s !== "");
+  const tail = facts.length > 0 ? ` (${facts.join("; ")})` : "";
+  const answer = truncate(result.answer.replace(/\s+/gu, " ").trim(), ANSWER_MAX);
+  const steps = `${result.iterationsUsed}/${result.iterationBudget} steps`;
+  const hasReceipt = result.receipt !== null && result.receipt !== "";
+  switch (result.outcome) {
+    case "completed":
+      return {
+        severity: result.verified === false ? "warning" : "info",
+        text: `Rune completed${tail}: ${answer || "(no answer)"}`,
+        hasReceipt,
+      };
+    case "incomplete":
+      return {
+        severity: "warning",
+        text: `Rune stopped after ${steps}, incomplete${tail}: ${result.error ?? (answer || "no final answer")}`,
+        hasReceipt,
+      };
+    case "failed":
+      return {
+        severity: "error",
+        text: `Rune failed after ${steps}${tail}: ${result.error ?? (answer || "no reason given")}`,
+        hasReceipt,
+      };
+    case "cancelled":
+      return { severity: "info", text: `Rune run cancelled${tail}.`, hasReceipt };
+    case "superseded":
+      return { severity: "info", text: `Rune run replaced by a newer run on the same file${tail}.`, hasReceipt };
+  }
+}
+
+/** `1 edit applied, 1 rejected`; empty when the run proposed none. */
+export function editSummary(edits: readonly EditRecord[]): string {
+  if (edits.length === 0) {
+    return "";
+  }
+  const counts = new Map<EditStatus, number>();
+  for (const edit of edits) {
+    counts.set(edit.status, (counts.get(edit.status) ?? 0) + 1);
+  }
+  const parts = EDIT_STATUSES.filter((s) => counts.has(s)).map((s) => `${counts.get(s)} ${s}`);
+  return `${edits.length === 1 ? "1 edit" : `${edits.length} edits`}: ${parts.join(", ")}`;
+}
+
+export function checkSummary(verified: boolean | null): string {
+  if (verified === null) {
+    return "";
+  }
+  return verified ? "check passed" : "check failed";
+}
+
+/**
+ * Where to look for the receipt, best first: the server writes a Markdown rendering next to the
+ * JSON receipt (`<stateDir>/receipts/<runId>.md`), which reads better than the JSON.
+ */
+export function receiptCandidates(receipt: string): string[] {
+  const markdown = receipt.replace(/\.json$/iu, ".md");
+  return markdown === receipt ? [receipt] : [markdown, receipt];
+}
+
+function record(value: unknown, where: string): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new RunResultError(`${where}: expected an object, got ${show(value)}`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function text(value: unknown, where: string): string {
+  if (typeof value !== "string") {
+    throw new RunResultError(`${where}: expected a string, got ${show(value)}`);
+  }
+  return value;
+}
+
+function optionalText(value: unknown, where: string): string | null {
+  return value === undefined || value === null ? null : text(value, where);
+}
+
+function count(value: unknown, where: string): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+    throw new RunResultError(`${where}: expected a non-negative integer, got ${show(value)}`);
+  }
+  return value;
+}
+
+function optionalBoolean(value: unknown, where: string): boolean | null {
+  if (value === undefined || value === null) {
+    return null;
+  }
+  if (typeof value !== "boolean") {
+    throw new RunResultError(`${where}: expected true, false or null, got ${show(value)}`);
+  }
+  return value;
+}
+
+function show(value: unknown): string {
+  // JSON.stringify gives undefined for functions and undefined itself.
+  const json = JSON.stringify(value) as string | undefined;
+  return json === undefined ? String(value) : truncate(json, 60);
+}

@@ -1,0 +1,191 @@
+/**
+ * Starting, stopping and restarting the language server, and the middleware that connects it to
+ * the run tracker. Discovery runs on every start, so a changed `rune.server.path` or a newly
+ * selected interpreter takes effect on `Rune: Restart Server`.
+ */
+
+import * as vscode from "vscode";
+import {
+  LanguageClient,
+  type LanguageClientOptions,
+  type Middleware,
+  ResponseError,
+  type ServerOptions,
+  State,
+  TransportKind,
+} from "vscode-languageclient/node";
+import { decideServer, describeLaunch, type ServerLaunch } from "./discovery";
+import { asFixThisArgs } from "./fixArgs";
+import { askInstruction } from "./instruction";
+import { FIX_THIS, RESUME, type RunTracker } from "./runs";
+import { gatherFacts } from "./serverFacts";
+import { serverSettings } from "./settings";
+
+const OPEN_SETTINGS = "Open Settings";
+const SHOW_OUTPUT = "Show Output";
+
+export class ServerController implements vscode.Disposable {
+  private current: LanguageClient | undefined;
+  private starting: Promise<void> | undefined;
+
+  constructor(
+    private readonly output: vscode.LogOutputChannel,
+    private readonly tracker: RunTracker,
+  ) {}
+
+  get client(): LanguageClient | undefined {
+    return this.current;
+  }
+
+  start(): Promise<void> {
+    this.starting ??= this.startOnce().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  async restart(): Promise<void> {
+    await this.starting;
+    await this.stop();
+    await this.start();
+  }
+
+  async stop(): Promise<void> {
+    const client = this.current;
+    this.current = undefined;
+    this.tracker.forgetProgress();
+    if (client === undefined) {
+      return;
+    }
+    try {
+      if (client.isRunning()) {
+        await client.stop(5_000);
+      }
+    } catch (error) {
+      this.output.appendLine(`stopping the server: ${String(error)}`);
+    }
+    await client.dispose();
+  }
+
+  private async startOnce(): Promise<void> {
+    this.tracker.setServerState({ state: "starting", detail: "starting the language server" });
+    const facts = await gatherFacts((line) => {
+      this.output.appendLine(line);
+    });
+    const decision = decideServer(facts);
+    if (decision.kind === "failure") {
+      this.output.appendLine(decision.message);
+      this.tracker.setServerState({ state: "failed", detail: decision.message });
+      void this.complain(decision.message);
+      return;
+    }
+    this.output.appendLine(`starting ${describeLaunch(decision)}`);
+    const client = new LanguageClient("rune", "Rune", serverOptions(decision), this.clientOptions());
+    this.current = client;
+    client.onDidChangeState(({ newState }) => {
+      if (this.current === client) {
+        this.tracker.setServerState(
+          newState === State.Running
+            ? { state: "running", detail: `server running: ${describeLaunch(decision)}` }
+            : newState === State.Starting
+              ? { state: "starting", detail: "starting the language server" }
+              : { state: "failed", detail: "the server stopped; run Rune: Restart Server" },
+        );
+      }
+    });
+    try {
+      await client.start();
+    } catch (error) {
+      this.current = undefined;
+      this.tracker.setServerState({ state: "failed", detail: `the server did not start: ${String(error)}` });
+      const message =
+        `Rune: the server did not start (${describeLaunch(decision)}): ${String(error)}. ` +
+        "Install it with pip install rune-lsp, or set rune.server.path.";
+      this.output.appendLine(message);
+      void this.complain(message);
+      await client.dispose().catch(() => undefined);
+    }
+  }
+
+  private clientOptions(): LanguageClientOptions {
+    return {
+      documentSelector: [{ scheme: "file" }],
+      outputChannel: this.output,
+      synchronize: { configurationSection: "rune" },
+      middleware: this.middleware(),
+    };
+  }
+
+  private middleware(): Middleware {
+    const tracker = this.tracker;
+    return {
+      // The server's own `Rune: Fix this` code action carries `rune.fixThis`: route it through the
+      // tracker so it gets the instruction prompt, progress, cancelling and the result.
+      executeCommand: async (command, args, next) => {
+        if (command === FIX_THIS) {
+          const fixArgs = asFixThisArgs(args[0]);
+          if (fixArgs === undefined) {
+            const answer: unknown = await next(command, args);
+            return answer;
+          }
+          const instruction = await askInstruction();
+          if (instruction === undefined) {
+            return undefined;
+          }
+          void tracker.fixThis(instruction === "" ? fixArgs : { ...fixArgs, instruction });
+          return undefined;
+        }
+        if (command === RESUME) {
+          void tracker.resume(args[0]);
+          return undefined;
+        }
+        const answer: unknown = await next(command, args);
+        return answer;
+      },
+      // The status bar item replaces the language client's own window progress, which would
+      // show the same text a second time and, in the status bar, cannot cancel. `end` still goes
+      // through so the client releases the token.
+      handleWorkDoneProgress: (token, params, next) => {
+        tracker.onProgress(token, params);
+        if (params.kind === "end") {
+          next(token, params);
+        }
+      },
+      workspace: {
+        configuration: async (params, token, next) => {
+          const answer = await next(params, token);
+          if (answer instanceof ResponseError || !Array.isArray(answer)) {
+            return answer;
+          }
+          return answer.map((value: unknown, index) =>
+            params.items[index]?.section === "rune" ? serverSettings(value) : value,
+          );
+        },
+        // Ask the server to pull (`settings: null`) rather than pushing the raw section: the
+        // pull goes through `configuration` above, which cleans it.
+        didChangeConfiguration: (_sections, next) => next(undefined),
+      },
+    };
+  }
+
+  private async complain(message: string): Promise<void> {
+    const choice = await vscode.window.showErrorMessage(message, OPEN_SETTINGS, SHOW_OUTPUT);
+    if (choice === OPEN_SETTINGS) {
+      await vscode.commands.executeCommand("workbench.action.openSettings", "rune.server");
+    } else if (choice === SHOW_OUTPUT) {
+      this.output.show();
+    }
+  }
+
+  dispose(): void {
+    void this.stop();
+  }
+}
+
+function serverOptions(launch: ServerLaunch): ServerOptions {
+  return {
+    command: launch.command,
+    args: [...launch.args],
+    transport: TransportKind.stdio,
+  };
+}

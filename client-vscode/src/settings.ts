@@ -1,0 +1,28 @@
+/**
+ * The `rune` settings section as the server should see it. VS Code hands over every key of the
+ * section, including the client-only `server.*` keys and empty strings that mean "not set"
+ * (e.g. `baseUrl` = provider default); the server validates each key and would warn about an
+ * empty URL, so those become `null`, which the server reads as "keep the default".
+ */
+
+/** Keys only this extension reads: how to start the server, not how it behaves. */
+const CLIENT_ONLY = new Set(["server"]);
+
+export function serverSettings(section: unknown): Record<string, unknown> | null {
+  if (typeof section !== "object" || section === null || Array.isArray(section)) {
+    return null;
+  }
+  const cleaned: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(section)) {
+    if (CLIENT_ONLY.has(key)) {
+      continue;
+    }
+    cleaned[key] = typeof value === "string" && value.trim() === "" ? null : value;
+  }
+  return cleaned;
+}
+
+/** Whether a settings change means the server process must be started again. */
+export function needsRestart(affects: (section: string) => boolean): boolean {
+  return affects("rune.server");
+}
