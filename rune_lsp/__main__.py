@@ -15,23 +15,43 @@ from rune_lsp import __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from rune_lsp.cli.options import add_check_parser, add_fix_parser, add_log_level
+    """The whole command line, `check` and `fix` included (their flags need pydantic)."""
+    from rune_lsp.cli.options import add_check_parser, add_fix_parser
 
-    parser = argparse.ArgumentParser(
-        prog="rune-lsp",
-        description="A language server hosting an LLM coding agent with per-edit review.",
-    )
-    parser.add_argument("--version", action="version", version=f"rune-lsp {__version__}")
-    parser.add_argument("--stdio", action="store_true", help="serve LSP over stdio (the default)")
-    add_log_level(parser, default="")
+    parser = _top_parser(add_help=True)
     commands = parser.add_subparsers(dest="command")
     add_check_parser(commands)
     add_fix_parser(commands)
     return parser
 
 
+def _top_parser(*, add_help: bool) -> argparse.ArgumentParser:
+    from rune_lsp.cli.options import add_log_level
+
+    parser = argparse.ArgumentParser(
+        prog="rune-lsp",
+        description="A language server hosting an LLM coding agent with per-edit review.",
+        add_help=add_help,
+    )
+    parser.add_argument("--version", action="version", version=f"rune-lsp {__version__}")
+    parser.add_argument("--stdio", action="store_true", help="serve LSP over stdio (the default)")
+    add_log_level(parser, default="")
+    return parser
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The server's own flags first: an editor starting the server should not pay for the
+    subcommands' parsers. Anything else (a subcommand, `--help`, a typo) goes to the full
+    parser, which also gives the usage errors."""
+    args, rest = _top_parser(add_help=False).parse_known_args(argv)
+    if not rest:
+        args.command = None
+        return args
+    return build_parser().parse_args(argv)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_args(argv)
     # Logs go to stderr: stdout carries the JSON-RPC stream (or the `--json` result). The
     # terminal commands keep it quiet unless asked, so progress and questions stay readable.
     level = args.log_level or ("WARNING" if args.command else "INFO")

@@ -11,12 +11,14 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
 
 from rune_lsp.cli.errors import UsageError
-from rune_lsp.settings import ENV_OVERRIDES, Settings, SettingsProblem, load_settings
 
 if TYPE_CHECKING:
+    from rune_lsp.settings import Settings, SettingsProblem
+
     SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 #: A flag would show the key to everyone who can list processes: environment only.
@@ -36,7 +38,12 @@ class SettingFlag:
         return f"setting_{self.field}"
 
 
-def _setting_flags() -> tuple[SettingFlag, ...]:
+@cache
+def setting_flags() -> tuple[SettingFlag, ...]:
+    """One flag per setting. Built on first use: it needs pydantic's model of the settings,
+    and `rune-lsp` without a subcommand (the server) imports this module too."""
+    from rune_lsp.settings import Settings
+
     flags = []
     for name, field in Settings.model_fields.items():
         if name in _ENV_ONLY:
@@ -69,16 +76,22 @@ def _is_sequence(annotation: Any) -> bool:
     return any(get_origin(candidate) in (tuple, list) for candidate in candidates)
 
 
-SETTING_FLAGS = _setting_flags()
+def __getattr__(name: str) -> tuple[SettingFlag, ...]:
+    # `SETTING_FLAGS`, the module constant it was, without building it at import.
+    if name == "SETTING_FLAGS":
+        return setting_flags()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def add_setting_flags(parser: argparse.ArgumentParser) -> None:
+    from rune_lsp.settings import ENV_OVERRIDES, Settings
+
     group = parser.add_argument_group(
         "settings",
         "Each flag overrides its RUNE_* environment variable; the API key is read from "
         "RUNE_API_KEY only, so it never shows in the process list.",
     )
-    for setting in SETTING_FLAGS:
+    for setting in setting_flags():
         field = Settings.model_fields[setting.field]
         help_text = (field.description or "").replace("%", "%%")
         env = ENV_OVERRIDES.get(setting.field)
@@ -110,7 +123,7 @@ def add_log_level(parser: argparse.ArgumentParser, *, default: str | None) -> No
 def flag_values(args: argparse.Namespace) -> dict[str, Any]:
     """The settings given as flags, keyed like the editor's configuration (camelCase)."""
     given: dict[str, Any] = {}
-    for setting in SETTING_FLAGS:
+    for setting in setting_flags():
         value = getattr(args, setting.dest, None)
         if value is not None:
             given[setting.key] = value
@@ -125,6 +138,8 @@ def settings_from(
     Returns the settings and the problems of environment values (to show as warnings); raises
     UsageError naming the flag when a flag's value is invalid.
     """
+    from rune_lsp.settings import load_settings
+
     from_env, env_problems = load_settings({}, environ=environ)
     flags = flag_values(args)
     merged = from_env.model_dump(by_alias=True, exclude_none=True) | flags
@@ -137,7 +152,7 @@ def settings_from(
 
 
 def _describe_flag_problem(problem: SettingsProblem) -> str:
-    flag = next((s.flag for s in SETTING_FLAGS if s.key == problem.key), problem.key)
+    flag = next((s.flag for s in setting_flags() if s.key == problem.key), problem.key)
     return f"invalid {flag}: {problem.message}"
 
 

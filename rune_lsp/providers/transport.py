@@ -27,6 +27,8 @@ from rune_lsp.settings import Settings
 # Servers word a refused `tools` field in many ways, but always name tools (or function
 # calling) and a refusal; a 400 about, say, a bad `tool_call_id` is no refusal of tools.
 _TOOLS_WORDING = re.compile(r"\btools?\b|tool[_ ]?choice|tool[_ ]?call|function[_ -]?call", re.I)
+#: httpcore's words for a connection closed before any byte of an answer arrived.
+_NO_ANSWER = "Server disconnected without sending a response"
 _REFUSAL_WORDING = re.compile(
     r"not support|unsupported|requires|not enabled|not available|not allowed|--jinja", re.I
 )
@@ -177,17 +179,14 @@ class HttpProvider(ABC):
     ) -> AsyncIterator[httpx.Response]:
         """A streamed POST whose status is already checked. Leaving the block (also by
         cancellation) closes the response, and with it the connection if unfinished."""
-        async with self._http().stream(
-            "POST",
-            self.endpoint.url(path),
-            json=body,
-            headers=self.endpoint.headers(),
-            timeout=self.endpoint.timeout,
-        ) as response:
+        response = await self._send("POST", path, body, stream=True)
+        try:
             if response.is_error:
                 await response.aread()
                 raise await self._status_error(_error_reply(response), sent_tools=sent_tools)
             yield response
+        finally:
+            await response.aclose()
 
     async def _request_json(
         self,
@@ -198,16 +197,32 @@ class HttpProvider(ABC):
         sent_tools: bool = False,
     ) -> Any:
         """A plain request whose answer is one JSON document; call inside `_call()`."""
-        response = await self._http().request(
+        response = await self._send(method, path, body, stream=False)
+        if response.is_error:
+            raise await self._status_error(_error_reply(response), sent_tools=sent_tools)
+        return self._parse_json(response.text)
+
+    async def _send(
+        self, method: str, path: str, body: dict[str, Any] | None, *, stream: bool
+    ) -> httpx.Response:
+        """Sends the request, and once more if the server had closed the kept-alive connection
+        it went out on: llama.cpp's server drops them without notice after a few streamed
+        answers. It answered nothing then, so the request never ran and sending it again on a
+        fresh connection is safe."""
+        client = self._http()
+        request = client.build_request(
             method,
             self.endpoint.url(path),
             json=body,
             headers=self.endpoint.headers(),
             timeout=self.endpoint.timeout,
         )
-        if response.is_error:
-            raise await self._status_error(_error_reply(response), sent_tools=sent_tools)
-        return self._parse_json(response.text)
+        try:
+            return await client.send(request, stream=stream)
+        except httpx.RemoteProtocolError as exc:
+            if _NO_ANSWER not in str(exc):
+                raise
+        return await client.send(request, stream=stream)
 
     def _parse_json(self, text: str) -> Any:
         try:

@@ -1,29 +1,26 @@
-"""The language server: pygls glue only. Features live in one module each."""
+"""The language server: pygls glue only. Features live in one module each.
+
+The feature modules only register handlers; what the handlers work with is built on first
+use (`Services`), so starting the server imports little beyond pygls and lsprotocol.
+"""
 
 from __future__ import annotations
 
 import logging
-import os
 
-from rune_lsp.server import code_actions, config, edits, fix, lifecycle
+from rune_lsp.server import code_actions, edits, fix, lifecycle
 from rune_lsp.server.app import RuneServer
-from rune_lsp.server.documents import LspDocuments
-from rune_lsp.server.review import CHANGE_GRACE_SECONDS, ReviewDesk
-from rune_lsp.server.runs import RunManager
+from rune_lsp.server.services import Services
 
 
 def create_server() -> RuneServer:
     _quiet_pygls()
     server = RuneServer()
-    # pygls builds the workspace at `initialize`, so documents look it up on each use.
-    documents = LspDocuments(lambda: server.workspace)
-    grace = config.change_grace(os.environ, CHANGE_GRACE_SECONDS)
-    desk = ReviewDesk(server, documents, change_grace=grace)
-    runs = RunManager(server, documents, desk)
-    lifecycle.register(server, runs)
-    fix.register(server, runs)
-    edits.register(server, desk)
-    code_actions.register(server, desk)
+    services = Services(server)
+    lifecycle.register(server, services)
+    fix.register(server, services)
+    edits.register(server, services)
+    code_actions.register(server, services)
     return server
 
 

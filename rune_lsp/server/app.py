@@ -1,4 +1,8 @@
-"""The pygls server object: capabilities, settings and the run manager it hands to features."""
+"""The pygls server object: capabilities, settings and the protocol fixes rune needs.
+
+Nothing here may import pydantic or the run machinery: this module is on the path to the
+`initialize` answer, and the editor waits for that on every start.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,9 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Callable, Generator
-from typing import Any
+from concurrent.futures import Future as ThreadFuture
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -14,7 +20,11 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from rune_lsp import __version__
-from rune_lsp.settings import Settings, SettingsProblem
+
+if TYPE_CHECKING:
+    from pygls.protocol.json_rpc import MessageCallback, MessageHandler, MsgId
+
+    from rune_lsp.settings import Settings, SettingsProblem
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +43,31 @@ class RuneProtocol(LanguageServerProtocol):
                 future.cancel()
         self._shutdown = True
         return None
+
+    def _execute_handler(
+        self,
+        msg_id: MsgId,
+        handler: MessageHandler,
+        callback: MessageCallback,
+        args: tuple[Any, ...] | None = None,
+        kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        """pygls' handler execution, minus its leak: a generator handler (executeCommand is
+        one) runs each step under a fresh uuid id in `_request_futures`, and so does an async
+        notification handler, and pygls only ever removes the ids of client requests. Every
+        `rune.fixThis` left its future and result behind (~2 KB a run); drop each finished
+        future here instead."""
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
+        future = self._request_futures.get(msg_id)
+        if future is not None:
+            future.add_done_callback(partial(self._forget_future, msg_id))
+
+    def _forget_future(
+        self, msg_id: MsgId, future: asyncio.Future[Any] | ThreadFuture[Any]
+    ) -> None:
+        # Only this very future: the id may have been reused or answered in the meantime.
+        if self._request_futures.get(msg_id) is future:
+            del self._request_futures[msg_id]
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
         # pygls answers `$/cancelRequest` but lets an executeCommand coroutine that already
@@ -64,10 +99,25 @@ class RuneServer(LanguageServer):
             protocol_cls=RuneProtocol,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
         )
-        self.settings = Settings()
+        # Validated in the `initialized` handler, after the `initialize` answer: pydantic
+        # alone would add ~150 ms to every editor start.
+        self._settings: Settings | None = None
         self.settings_problems: tuple[SettingsProblem, ...] = ()
         self.initialization_options: object = None
         self.on_request_cancelled: Callable[[Any], None] | None = None
+
+    @property
+    def settings(self) -> Settings:
+        """The current settings; the defaults until the client's have been read."""
+        if self._settings is None:
+            from rune_lsp.settings import Settings
+
+            self._settings = Settings()
+        return self._settings
+
+    @settings.setter
+    def settings(self, value: Settings) -> None:
+        self._settings = value
 
     @property
     def annotation_support(self) -> bool:

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from rune_lsp.server.app import RuneServer
-from rune_lsp.server.converters import unstructure
 from rune_lsp.server.fix import FIX_THIS
-from rune_lsp.server.review import ReviewDesk
+
+if TYPE_CHECKING:
+    from rune_lsp.server.services import Services
 
 TITLE = "Rune: Fix this"
 
 
-def register(server: RuneServer, desk: ReviewDesk) -> None:
+def register(server: RuneServer, services: Services) -> None:
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(
@@ -23,7 +25,7 @@ def register(server: RuneServer, desk: ReviewDesk) -> None:
     )
     def code_actions(ls: RuneServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
-        actions = desk.code_actions(uri, params.range)
+        actions = services.desk.code_actions(uri, params.range)
         actions.append(fix_this_action(uri, params.range, params.context.diagnostics))
         return requested(actions, params.context.only)
 
@@ -32,6 +34,8 @@ def fix_this_action(
     uri: str, range_: types.Range, diagnostics: Sequence[types.Diagnostic]
 ) -> types.CodeAction:
     """quickfix when diagnostics overlap the range (carrying them), refactor.rewrite otherwise."""
+    from rune_lsp.server.converters import unstructure  # builds a converter: not at start-up
+
     foreign = [d for d in diagnostics if d.source != "rune"]
     argument = {"uri": uri, "range": unstructure(range_), "diagnostics": unstructure(foreign)}
     return types.CodeAction(

@@ -32,6 +32,9 @@ class LspDocuments:
         self._get_workspace = workspace
         self._disk = DiskDocuments()
         self._changed: dict[Path, asyncio.Event] = {}
+        # Resolving a path costs a syscall per component, and tools ask on every read: keep
+        # the last answer, valid while the same documents (same URIs) are open.
+        self._open_cache: tuple[tuple[str, ...], dict[Path, str]] = ((), {})
 
     @property
     def _workspace(self) -> Workspace:
@@ -39,11 +42,16 @@ class LspDocuments:
 
     def _open(self) -> dict[Path, str]:
         """Open documents by resolved path (clients spell URIs differently)."""
+        uris = tuple(self._workspace.text_documents)
+        cached_uris, cached = self._open_cache
+        if uris == cached_uris:
+            return cached
         by_path: dict[Path, str] = {}
-        for uri in self._workspace.text_documents:
+        for uri in uris:
             path = path_of(uri)
             if path is not None:
                 by_path[path.resolve()] = uri
+        self._open_cache = (uris, by_path)
         return by_path
 
     def uri_for(self, path: Path) -> str:

@@ -2,34 +2,38 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from rune_lsp.server.app import RuneServer
-from rune_lsp.server.commands import EditIdArgs, parse
-from rune_lsp.server.review import ReviewDesk, Verdict
+
+if TYPE_CHECKING:
+    from rune_lsp.server.review import ReviewDesk, Verdict
+    from rune_lsp.server.services import Services
 
 ACCEPT = "rune.acceptEdit"
 REJECT = "rune.rejectEdit"
 SHOW_DIFF = "rune.showDiff"
 
 
-def register(server: RuneServer, desk: ReviewDesk) -> None:
+def register(server: RuneServer, services: Services) -> None:
     @server.command(ACCEPT)
     async def accept(ls: RuneServer, *args: Any) -> dict[str, str]:
-        return {"status": await _resolve(desk, ACCEPT, args, "accept")}
+        return {"status": await _resolve(services.desk, ACCEPT, args, "accept")}
 
     @server.command(REJECT)
     async def reject(ls: RuneServer, *args: Any) -> dict[str, str]:
-        return {"status": await _resolve(desk, REJECT, args, "reject")}
+        return {"status": await _resolve(services.desk, REJECT, args, "reject")}
 
     @server.command(SHOW_DIFF)
     def show_diff(ls: RuneServer, *args: Any) -> dict[str, str]:
+        from rune_lsp.server.commands import EditIdArgs, parse  # pydantic: on first use
+
         request = parse(EditIdArgs, SHOW_DIFF, args)
         try:
-            diff = desk.diff_of(request.edit_id)
+            diff = services.desk.diff_of(request.edit_id)
         except KeyError:
             raise _unknown(SHOW_DIFF, request.edit_id) from None
         ls.tell(diff, types.MessageType.Info)
@@ -37,6 +41,8 @@ def register(server: RuneServer, desk: ReviewDesk) -> None:
 
 
 async def _resolve(desk: ReviewDesk, command: str, args: tuple[Any, ...], verdict: Verdict) -> str:
+    from rune_lsp.server.commands import EditIdArgs, parse  # pydantic: on first use
+
     request = parse(EditIdArgs, command, args)
     try:
         status = await desk.resolve(request.edit_id, verdict)

@@ -1,30 +1,38 @@
-"""`rune.fixThis`, `rune.cancel`, `rune.resume`: thin handlers over the run manager."""
+"""`rune.fixThis`, `rune.cancel`, `rune.resume`: thin handlers over the run manager.
+
+The argument models (pydantic) and the run machinery are imported by the handlers, on the
+first command, not when the server starts.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from rune_lsp.loop.state import RunResult
 from rune_lsp.server.app import RuneServer
-from rune_lsp.server.commands import FixThisArgs, RunIdArgs, parse
-from rune_lsp.server.documents import path_of
-from rune_lsp.server.runs import RunManager
-from rune_lsp.tools.errors import DocumentError
+
+if TYPE_CHECKING:
+    from rune_lsp.loop.state import RunResult
+    from rune_lsp.server.services import Services
 
 FIX_THIS = "rune.fixThis"
 CANCEL = "rune.cancel"
 RESUME = "rune.resume"
 
 
-def register(server: RuneServer, runs: RunManager) -> None:
+def register(server: RuneServer, services: Services) -> None:
     @server.command(FIX_THIS)
     async def fix_this(ls: RuneServer, *args: Any) -> dict[str, Any]:
+        from rune_lsp.server.commands import FixThisArgs, parse
+        from rune_lsp.server.documents import path_of
+        from rune_lsp.tools.errors import DocumentError
+
         request = parse(FixThisArgs, FIX_THIS, args)
         path = path_of(request.uri)
         if path is None:
             raise JsonRpcInvalidParams(f"{FIX_THIS}: uri must be a file: URI, got {request.uri}")
+        runs = services.runs
         try:
             text = runs.documents.read_text(path)
         except DocumentError as exc:
@@ -38,12 +46,18 @@ def register(server: RuneServer, runs: RunManager) -> None:
 
     @server.command(CANCEL)
     def cancel(ls: RuneServer, *args: Any) -> dict[str, bool]:
+        from rune_lsp.server.commands import RunIdArgs, parse
+
         request = parse(RunIdArgs, CANCEL, args)
-        return {"cancelled": runs.cancel(request.run_id)}
+        runs = services.built_runs
+        return {"cancelled": runs is not None and runs.cancel(request.run_id)}
 
     @server.command(RESUME)
     async def resume(ls: RuneServer, *args: Any) -> dict[str, Any]:
+        from rune_lsp.server.commands import RunIdArgs, parse
+
         request = parse(RunIdArgs, RESUME, args)
+        runs = services.runs
         if request.run_id in runs.active:
             raise JsonRpcInvalidParams(f"{RESUME}: run {request.run_id} is still running")
         try:

@@ -79,3 +79,96 @@ async def test_ask_withdraws_the_request_when_the_caller_is_cancelled() -> None:
     request, cancel = capture.messages
     assert cancel["method"] == "$/cancelRequest"
     assert cancel["params"] == {"id": request["id"]}
+
+
+async def _settle() -> None:
+    for _ in range(10):  # done callbacks run on later loop iterations
+        await asyncio.sleep(0)
+
+
+def _receive(server: RuneServer, message: dict[str, object]) -> None:
+    server.protocol.handle_message(server.protocol.structure_message(message))
+
+
+async def test_finished_commands_leave_no_futures_behind() -> None:
+    server, capture = server_with_capture()
+
+    @server.command("test.echo")
+    async def echo(ls: RuneServer, *args: object) -> dict[str, object]:
+        await asyncio.sleep(0)
+        return {"echo": list(args)}
+
+    @server.command("test.fail")
+    def fail(ls: RuneServer, *args: object) -> None:
+        raise ValueError("broken on purpose")
+
+    for number in range(20):
+        command = "test.fail" if number % 4 == 0 else "test.echo"
+        _receive(
+            server,
+            {
+                "jsonrpc": "2.0",
+                "id": number,
+                "method": types.WORKSPACE_EXECUTE_COMMAND,
+                "params": {"command": command, "arguments": [number]},
+            },
+        )
+        await _settle()
+
+    answers = {m["id"]: m for m in capture.messages if "id" in m}
+    assert set(answers) == set(range(20))  # every command was answered ...
+    assert answers[1]["result"] == {"echo": [1]}
+    assert "error" in answers[0]
+    assert server.protocol._request_futures == {}  # ... and nothing of it is kept
+
+
+async def test_finished_async_notifications_leave_no_futures_behind() -> None:
+    server, _ = server_with_capture()
+    seen: list[str] = []
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def on_configuration(ls: RuneServer, params: object) -> None:
+        seen.append("configuration")
+
+    for _ in range(5):
+        _receive(
+            server,
+            {
+                "jsonrpc": "2.0",
+                "method": types.WORKSPACE_DID_CHANGE_CONFIGURATION,
+                "params": {"settings": {}},
+            },
+        )
+        await _settle()
+
+    assert seen == ["configuration"] * 5
+    assert server.protocol._request_futures == {}
+
+
+async def test_a_running_command_keeps_its_future_until_it_ends() -> None:
+    server, capture = server_with_capture()
+    release = asyncio.Event()
+
+    @server.command("test.wait")
+    async def wait(ls: RuneServer, *args: object) -> str:
+        await release.wait()
+        return "done"
+
+    _receive(
+        server,
+        {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": types.WORKSPACE_EXECUTE_COMMAND,
+            "params": {"command": "test.wait", "arguments": []},
+        },
+    )
+    await _settle()
+    running = dict(server.protocol._request_futures)
+    assert 7 in running and len(running) == 2  # the request and the command's own step
+
+    release.set()
+    await _settle()
+
+    assert [m["result"] for m in capture.messages if m.get("id") == 7] == ["done"]
+    assert server.protocol._request_futures == {}

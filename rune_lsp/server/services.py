@@ -1,0 +1,55 @@
+"""What the features work with (documents, review desk, run manager), built on first use.
+
+None of it is needed to answer `initialize`, and together it imports the agent loop, the
+tools, the stores and pydantic: building it lazily keeps all of that off the editor's start.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rune_lsp.server.app import RuneServer
+    from rune_lsp.server.documents import LspDocuments
+    from rune_lsp.server.review import ReviewDesk
+    from rune_lsp.server.runs import RunManager
+
+
+class Services:
+    def __init__(self, server: RuneServer) -> None:
+        self._server = server
+
+    @cached_property
+    def documents(self) -> LspDocuments:
+        from rune_lsp.server.documents import LspDocuments
+
+        server = self._server
+        # pygls builds the workspace at `initialize`, so documents look it up on each use.
+        return LspDocuments(lambda: server.workspace)
+
+    @cached_property
+    def desk(self) -> ReviewDesk:
+        from rune_lsp.server import config
+        from rune_lsp.server.review import CHANGE_GRACE_SECONDS, ReviewDesk
+
+        grace = config.change_grace(os.environ, CHANGE_GRACE_SECONDS)
+        return ReviewDesk(self._server, self.documents, change_grace=grace)
+
+    @cached_property
+    def runs(self) -> RunManager:
+        from rune_lsp.server.runs import RunManager
+
+        return RunManager(self._server, self.documents, self.desk)
+
+    @property
+    def built_runs(self) -> RunManager | None:
+        """The run manager if anything has needed it yet: no runs to stop otherwise."""
+        runs: RunManager | None = self.__dict__.get("runs")
+        return runs
+
+    @property
+    def built_documents(self) -> LspDocuments | None:
+        documents: LspDocuments | None = self.__dict__.get("documents")
+        return documents

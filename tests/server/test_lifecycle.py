@@ -1,0 +1,68 @@
+"""Settings: kept at `initialize`, validated at `initialized`, problems shown once."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from lsprotocol import types
+
+from rune_lsp.server import create_server
+from rune_lsp.server.app import RuneServer
+
+
+class Capture:
+    def __init__(self) -> None:
+        self.messages: list[dict[str, object]] = []
+
+    def write(self, data: bytes) -> None:
+        self.messages.append(json.loads(data.split(b"\r\n\r\n", 1)[1]))
+
+    def shown(self) -> list[object]:
+        return [m["params"] for m in self.messages if m.get("method") == types.WINDOW_SHOW_MESSAGE]
+
+
+def _receive(server: RuneServer, message: dict[str, object]) -> None:
+    server.protocol.handle_message(server.protocol.structure_message(message))
+
+
+async def _settle() -> None:
+    for _ in range(10):
+        await asyncio.sleep(0)
+
+
+async def test_bad_options_are_shown_at_initialized_not_before(tmp_path: Path) -> None:
+    server = create_server()
+    capture = Capture()
+    server.protocol.set_writer(capture)
+    options = {"rune": {"maxIterations": -3, "model": "tiny", "stateDir": str(tmp_path)}}
+
+    _receive(
+        server,
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": types.INITIALIZE,
+            "params": {"capabilities": {}, "initializationOptions": options},
+        },
+    )
+    await _settle()
+    assert [m["id"] for m in capture.messages if "result" in m] == [1]
+    assert capture.shown() == []  # nothing validated yet: the answer did not wait for it
+
+    _receive(server, {"jsonrpc": "2.0", "method": types.INITIALIZED, "params": {}})
+    # Applied before pygls reads the next message, not on a later loop iteration.
+    assert server.settings.model == "tiny"
+    await _settle()
+
+    [warning] = capture.shown()
+    assert isinstance(warning, dict) and "maxIterations" in str(warning["message"])
+    assert server.settings.max_iterations == type(server.settings)().max_iterations
+
+
+def test_settings_are_the_defaults_before_the_client_sends_any() -> None:
+    server = create_server()
+
+    assert server.settings.model == type(server.settings)().model
+    assert server.settings_problems == ()
