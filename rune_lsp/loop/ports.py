@@ -70,7 +70,13 @@ class ToolExecutor(Protocol):
     ) -> PreparedChange | ToolOutcome: ...
 
     async def recheck(self, change: PreparedChange) -> ToolOutcome | None:
-        """None when the change may still be applied; else the refusal (denied or stale)."""
+        """None when the change may still be applied as it is; else the refusal (denied or
+        stale)."""
+        ...
+
+    async def rebase(self, change: PreparedChange) -> PreparedChange | ToolOutcome:
+        """The change to dispatch now (itself, or an edit re-based onto the document's current
+        text when that changed only elsewhere, same ids), or the refusal (denied or stale)."""
         ...
 
     async def apply(self, change: PreparedChange) -> ToolOutcome: ...

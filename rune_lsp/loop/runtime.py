@@ -105,6 +105,7 @@ __all__ = [
     "LoopConfigError",
     "ResumeError",
     "check_dispatch",
+    "prepare_dispatch",
 ]
 
 #: CallRecord bounds: a receipt line, not a copy of the output.
@@ -122,6 +123,20 @@ async def check_dispatch(executor: ToolExecutor, change: PreparedChange) -> Tool
     """Right before an approved change goes to an editor: None if it may still land."""
     try:
         return await executor.recheck(change)
+    except Exception as exc:
+        return ToolOutcome(status="failed", content=f"Error: re-check failed: {_describe(exc)}")
+
+
+async def prepare_dispatch(
+    executor: ToolExecutor, change: PreparedChange
+) -> PreparedChange | ToolOutcome:
+    """Right before an approved change goes to an editor: the change to send, or the refusal.
+
+    The change to send may be a re-based copy of `change` (same ids): the editor's edit must be
+    built from its `old_text`/`new_text`, not from the proposal's.
+    """
+    try:
+        return await executor.rebase(change)
     except Exception as exc:
         return ToolOutcome(status="failed", content=f"Error: re-check failed: {_describe(exc)}")
 
@@ -169,6 +184,9 @@ class AgentLoop:
 
     async def check_dispatch(self, change: PreparedChange) -> ToolOutcome | None:
         return await check_dispatch(self.tools, change)
+
+    async def prepare_dispatch(self, change: PreparedChange) -> PreparedChange | ToolOutcome:
+        return await prepare_dispatch(self.tools, change)
 
 
 # --- one run ------------------------------------------------------------------------------------

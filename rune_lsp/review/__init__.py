@@ -7,6 +7,7 @@ Pure logic over lsprotocol types; the server and the terminal front end drive it
 from rune_lsp.review.diff import colorize, unified_diff
 from rune_lsp.review.errors import HunkMismatchError, ReviewError, UnsupportedEncodingError
 from rune_lsp.review.hunks import Hunk, apply_hunks, compute_hunks
+from rune_lsp.review.merge import merge_texts
 from rune_lsp.review.mode_b import (
     ACCEPT_EDIT,
     REJECT_EDIT,
@@ -43,6 +44,7 @@ __all__ = [
     "edit_label",
     "encoded_length",
     "hunk_range",
+    "merge_texts",
     "pending_diagnostic",
     "pending_edit_id",
     "reconcile",

@@ -51,7 +51,9 @@ log = logging.getLogger(__name__)
 #: How long to wait for the `didChange` that follows an accepted applyEdit by default.
 CHANGE_GRACE_SECONDS = 2.0
 
-Dispatch = Callable[[PreparedChange], Awaitable[ToolOutcome | None]]
+#: The loop's last word before a change is sent: the change to send (rebased onto the current
+#: text when another edit landed meanwhile) or the refusal (denied, stale).
+Dispatch = Callable[[PreparedChange], Awaitable[PreparedChange | ToolOutcome]]
 Verdict = Literal["accept", "reject"]
 
 
@@ -139,7 +141,7 @@ class LspReviewer:
     desk: ReviewDesk
     run_id: str
     origin_uri: str
-    dispatch: Dispatch  # the loop's re-check of a change right before it is sent
+    dispatch: Dispatch
     request_timeout: float
     display_path: Callable[[str], str]
     deciding: bool = False  # waiting for the user (or the editor) on a pending change
@@ -170,9 +172,10 @@ class LspReviewer:
 
     async def _preview(self, change: PreparedEdit) -> Decision:
         async with self.desk.apply_lock:
-            refusal = await self.dispatch(change)
-            if refusal is not None:
-                return _refused(refusal)
+            sent = await self.dispatch(change)
+            if not isinstance(sent, PreparedEdit):
+                return _refused(sent)
+            change = sent
             path = Path(change.path)
             hunks = compute_hunks(change.old_text or "", change.new_text)
             label = edit_label(change, self.display_path(change.path))
@@ -302,9 +305,11 @@ class LspReviewer:
         if verdict == "reject":
             return Reject(reason="the user rejected the edit in the editor")
         async with self.desk.apply_lock:
-            refusal = await self.dispatch(change)
-            if refusal is not None:
-                return _refused(refusal)
+            sent = await self.dispatch(change)
+            if not isinstance(sent, PreparedEdit):
+                return _refused(sent)
+            if sent is not change:  # rebased onto edits that landed since the proposal
+                change, hunks = sent, compute_hunks(sent.old_text or "", sent.new_text)
             path = Path(change.path)
             edit = build_plain_edit(
                 change,
@@ -338,7 +343,9 @@ class LspReviewer:
         return Approve()
 
 
-def _refused(refusal: ToolOutcome) -> Decision:
+def _refused(refusal: PreparedChange | ToolOutcome) -> Decision:
+    if not isinstance(refusal, ToolOutcome):  # an edit dispatched as a command: never sent
+        return Landed(status="denied", detail="the change is not a file edit")
     status = "stale" if refusal.edit_status == "stale" else "denied"
     return Landed(status=status, detail=refusal.content)
 

@@ -139,7 +139,7 @@ class RunManager:
             desk=self.desk,
             run_id=run_id,
             origin_uri=self.documents.uri_for(path),
-            dispatch=loop.check_dispatch,
+            dispatch=loop.prepare_dispatch,
             request_timeout=settings.request_timeout,
             display_path=lambda p: _relative(p, root),
         )

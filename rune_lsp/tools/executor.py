@@ -3,7 +3,9 @@
 Read-only tools run at once, in a worker thread over a snapshot of the open buffers (a large
 search must not stall the editor). Mutating tools are only prepared; `apply` runs after the
 user's approval and re-validates first: the sandbox may have been replaced (`tools.sandbox =
-...`) and the document may have changed since the proposal. Nothing is ever blindly overwritten.
+...`) and the document may have changed since the proposal. An edit whose file changed only in
+other lines is re-based onto the current text; anything closer is stale. Nothing is ever
+blindly overwritten.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from rune_lsp.tools.edit_file import prepare_edit
 from rune_lsp.tools.errors import DocumentError, ToolDenied, ToolError
 from rune_lsp.tools.list_dir import list_dir
 from rune_lsp.tools.read_file import read_file
+from rune_lsp.tools.rebase import rebase_edit
 from rune_lsp.tools.run_command import describe_result, prepare_command, run_shell
 from rune_lsp.tools.sandbox import Sandbox, validate_write_path
 from rune_lsp.tools.schemas import (
@@ -133,18 +136,36 @@ class WorkspaceTools:
             return _failed(f"{name} failed: {exc.strerror or exc}.")
 
     async def recheck(self, change: PreparedChange) -> ToolOutcome | None:
-        checked = self._recheck(change)
+        """None when `change` may be sent exactly as it is; else the refusal.
+
+        A change whose file moved on is refused here even if `rebase` could carry it over:
+        this answer vouches for `change.old_text`, which the caller builds its edit from.
+        """
+        checked = self._recheck(change, rebase=False)
         return checked if isinstance(checked, ToolOutcome) else None
 
-    def _recheck(self, change: PreparedChange) -> Path | ToolOutcome:
-        """The validated target (file, or the command's directory), or the refusal."""
+    async def rebase(self, change: PreparedChange) -> PreparedChange | ToolOutcome:
+        """The change to dispatch now, or the refusal (denied or stale).
+
+        That is `change` itself while its target still holds `old_text`; an `edit_file` whose
+        file changed only in other lines comes back re-based onto the current text (same ids,
+        `old_text` the current text, `new_text` both changes merged).
+        """
+        checked = self._recheck(change, rebase=True)
+        return checked if isinstance(checked, ToolOutcome) else checked[1]
+
+    def _recheck(
+        self, change: PreparedChange, *, rebase: bool
+    ) -> tuple[Path, PreparedChange] | ToolOutcome:
+        """The validated target (file, or the command's directory) and the change to apply
+        there, or the refusal."""
         raw = change.path if isinstance(change, PreparedEdit) else change.cwd
         try:
             target = validate_write_path(raw, self.sandbox, base=self.root)
         except ToolDenied as exc:
             return ToolOutcome(status="denied", content=str(exc), edit_status="rejected")
         if isinstance(change, PreparedCommand):
-            return target
+            return target, change
         shown = self._context().show(target)
         if str(target) != change.path:
             return _stale(f"{shown} now resolves to a different file than when the edit was made")
@@ -153,22 +174,26 @@ class WorkspaceTools:
         except DocumentError as exc:
             return _stale(f"{shown} can no longer be read as text ({exc})")
         if current == change.old_text:
-            return target
+            return target, change
         if change.old_text is None:
             return _stale(f"{shown} was created since the edit was proposed")
         if current is None:
             return _stale(f"{shown} was deleted since the edit was proposed")
+        rebased = rebase_edit(change, current) if rebase else None
+        if rebased is not None:
+            return target, rebased
         return _stale(f"{shown} changed since the edit was proposed")
 
     async def apply(self, change: PreparedChange) -> ToolOutcome:
-        checked = self._recheck(change)
+        checked = self._recheck(change, rebase=True)
         if isinstance(checked, ToolOutcome):
             return checked
+        target, change = checked
         if isinstance(change, PreparedCommand):
-            return await self._run(change, checked)
-        shown = self._context().show(checked)
+            return await self._run(change, target)
+        shown = self._context().show(target)
         try:
-            await self.writer.write(checked, change.new_text)
+            await self.writer.write(target, change.new_text)
         except (OSError, UnicodeError) as exc:
             return _failed(f"Writing {shown} failed: {exc}. Nothing was changed.", "rejected")
         return ToolOutcome(

@@ -108,7 +108,28 @@ async def test_reject_sends_no_edit_and_clears_the_diagnostic(
     assert "no pending edit" in error
 
 
-async def test_typing_before_the_accept_makes_the_edit_stale(
+async def test_typing_on_the_same_lines_before_the_accept_makes_the_edit_stale(
+    launch: Launch, double: ModelDouble, workspace: Path
+) -> None:
+    double.script(edit("app.py", "return a - b", "return a + b"), Reply(text="Noted."))
+    editor = await launch("neovim")
+    editor.open("app.py")
+    uri = editor.uri("app.py")
+
+    fix = editor.start_fix("app.py")
+    diagnostic = await editor.pending_review(uri)
+    editor.type(Typing("app.py", "a - b", "a - b - 0"))
+    answer = await editor.review(uri, diagnostic, "Accept edit")
+    result = await fix.result()
+
+    assert answer == {"status": "stale"}
+    assert result.statuses() == [("edit_file", "stale")]
+    assert editor.apply_records == []  # the document is never overwritten
+    assert editor.text("app.py") == APP_PY.replace("a - b", "a - b - 0")
+    assert "changed since the edit was proposed" in told(double)
+
+
+async def test_typing_elsewhere_before_the_accept_is_kept_and_the_edit_rebased(
     launch: Launch, double: ModelDouble, workspace: Path
 ) -> None:
     double.script(edit("app.py", "return a - b", "return a + b"), Reply(text="Noted."))
@@ -122,11 +143,9 @@ async def test_typing_before_the_accept_makes_the_edit_stale(
     answer = await editor.review(uri, diagnostic, "Accept edit")
     result = await fix.result()
 
-    assert answer == {"status": "stale"}
-    assert result.statuses() == [("edit_file", "stale")]
-    assert editor.apply_records == []  # the document is never overwritten
-    assert editor.text("app.py") == APP_PY.replace("greet", "welcome")
-    assert "changed since the edit was proposed" in told(double)
+    assert answer == {"status": "applied"}
+    assert result.statuses() == [("edit_file", "applied")]
+    assert editor.text("app.py") == FIXED_ADD.replace("greet", "welcome")
 
 
 async def test_an_edit_landing_on_a_newer_buffer_is_stale_not_applied(

@@ -89,7 +89,8 @@ class FakeExecutor:
 
     `refuse_at_prepare` maps a target (workspace path or command) to the outcome prepare
     returns; `forbidden` and `stale` are targets that apply and recheck refuse, so a test can
-    change the rules between approval and dispatch.
+    change the rules between approval and dispatch. `rebased` maps an edit id to the change
+    `rebase` hands back instead of the proposal (its file changed only elsewhere).
     """
 
     def __init__(
@@ -107,6 +108,8 @@ class FakeExecutor:
         self.refuse_at_prepare: dict[str, ToolOutcome] = {}
         self.forbidden: set[str] = set()
         self.stale: set[str] = set()
+        self.rebased: dict[str, PreparedChange] = {}
+        self.raise_on_rebase = False
         self.raise_on_execute: set[str] = set()
         self.raise_on_apply = False
         self.hang_on_execute = False
@@ -151,6 +154,15 @@ class FakeExecutor:
     async def recheck(self, change: PreparedChange) -> ToolOutcome | None:
         self.rechecked.append(change)
         return self._refusal(change)
+
+    async def rebase(self, change: PreparedChange) -> PreparedChange | ToolOutcome:
+        if self.raise_on_rebase:
+            raise RuntimeError("document source vanished")
+        self.rechecked.append(change)
+        refusal = self._refusal(change)
+        if refusal is not None:
+            return refusal
+        return self.rebased.get(change.edit_id, change)
 
     async def apply(self, change: PreparedChange) -> ToolOutcome:
         if self.raise_on_apply:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from rune_lsp.loop import AgentLoop, LoopConfig, ResumeError, check_dispatch
+from rune_lsp.loop import (
+    AgentLoop,
+    LoopConfig,
+    ResumeError,
+    check_dispatch,
+    prepare_dispatch,
+)
 from rune_lsp.loop.state import (
     Approve,
     Finished,
@@ -153,6 +159,47 @@ async def test_landed_decisions_become_the_calls_result(
     assert executor.applied == []  # the editor applied it; the runtime does not write again
     assert expected in results_of(outcome.state.messages)[0].content
     assert outcome.result.edits[0].status == status
+
+
+async def test_prepare_dispatch_hands_back_the_change_to_send(executor: FakeExecutor) -> None:
+    loop, paused = await pause_on(executor, edit("a.py"))
+    change = paused.state.pending[0]
+    assert await loop.prepare_dispatch(change) == change
+    assert isinstance(change, PreparedEdit)
+    moved = change.model_copy(update={"old_text": "moved x", "new_text": "moved y"})
+    executor.rebased[change.edit_id] = moved
+    assert await loop.prepare_dispatch(change) == moved
+
+
+async def test_prepare_dispatch_refuses_like_check_dispatch(executor: FakeExecutor) -> None:
+    _loop, paused = await pause_on(executor, edit("a.py"))
+    change = paused.state.pending[0]
+    executor.stale.add("/ws/a.py")
+    refusal = await prepare_dispatch(executor, change)
+    assert isinstance(refusal, ToolOutcome) and refusal.edit_status == "stale"
+    executor.raise_on_rebase = True
+    failure = await prepare_dispatch(executor, change)
+    assert isinstance(failure, ToolOutcome) and failure.status == "failed"
+    assert "document source vanished" in failure.content
+
+
+async def test_a_rebased_change_that_landed_is_recorded_under_its_edit_id(
+    executor: FakeExecutor,
+) -> None:
+    loop, paused = await pause_on(executor, edit("a.py"), edit("b.py"))
+    second = paused.state.pending[1]
+    assert isinstance(second, PreparedEdit)
+    executor.rebased[second.edit_id] = second.model_copy(update={"old_text": "other"})
+    sent = await loop.prepare_dispatch(second)
+    assert not isinstance(sent, ToolOutcome)
+    paused.state.decide(paused.state.pending[0].edit_id, Landed(status="applied"))
+    paused.state.decide(sent.edit_id, Landed(status="applied"))
+    outcome = await loop.resume(paused.state)
+    assert isinstance(outcome, Finished)
+    assert [(e.edit_id, e.status) for e in outcome.result.edits] == [
+        ("r1-edit-1", "applied"),
+        ("r1-edit-2", "applied"),
+    ]
 
 
 async def test_an_approved_change_is_rechecked_at_dispatch(executor: FakeExecutor) -> None:
