@@ -73,6 +73,7 @@ class RunDriver:
     started_at: float = field(default_factory=time.time)
     _state: RunState | None = None
     _interrupted: bool = False
+    _superseded: bool = False
 
     async def start(self, run_id: str) -> RunResult:
         return await self._drive(lambda: self.loop.run(self.meta.task, run_id=run_id), run_id)
@@ -88,6 +89,11 @@ class RunDriver:
         disk so the next start can offer `rune.resume`."""
         self._interrupted = True
 
+    def supersede(self) -> None:
+        """The run is about to be cancelled because a newer run replaced it: its result and
+        its receipt say `superseded`, not `cancelled`."""
+        self._superseded = True
+
     async def _drive(self, first_step: _Step, run_id: str) -> RunResult:
         state: RunState | None
         try:
@@ -98,6 +104,13 @@ class RunDriver:
         except asyncio.CancelledError:
             await self.reviewer.withdraw()
             result, state = self._cancelled(run_id), self._state
+        if self._superseded and result.outcome == "cancelled":
+            result = result.model_copy(
+                update={
+                    "outcome": "superseded",
+                    "error": "a newer run on this document replaced it",
+                }
+            )
         check = await self._verify(result)
         result = result.model_copy(
             update={

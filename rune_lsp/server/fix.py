@@ -66,6 +66,8 @@ def register(server: RuneServer, services: Services) -> None:
             raise JsonRpcInvalidParams(
                 f"{RESUME}: no interrupted run {request.run_id} in {ls.settings.resolved_state_dir}"
             ) from None
+        except ValueError as exc:  # InvalidRunIdError: an id that is no safe file name
+            raise JsonRpcInvalidParams(f"{RESUME}: {exc}") from None
         return wire(result)
 
 

@@ -45,7 +45,6 @@ class ActiveRun:
     driver: RunDriver
     reviewer: LspReviewer
     request_id: Any = None
-    stop_reason: str = "cancelled"  # or "superseded"
 
 
 class RunManager:
@@ -100,7 +99,6 @@ class RunManager:
         try:
             await progress.begin()
             result = await asyncio.shield(run.task)
-            result = _as_superseded(result) if run.stop_reason == "superseded" else result
             outcome = f"{result.outcome}: {result.error or 'done'}"
             return result
         except asyncio.CancelledError:  # the server is shutting down under us
@@ -190,7 +188,8 @@ class RunManager:
         run = self.active.get(run_id)
         if run is None or run.task.done():
             return False
-        run.stop_reason = reason
+        if reason == "superseded":
+            run.driver.supersede()
         self.desk.withdraw(run_id)
         run.task.cancel()
         return True
@@ -277,14 +276,6 @@ class RunManager:
 
     def interrupted(self) -> list[PendingRun]:
         return self.pending_store.list_interrupted(current_session=self.session)
-
-
-def _as_superseded(result: RunResult) -> RunResult:
-    if result.outcome != "cancelled":
-        return result  # it ended on its own before the cancel took effect
-    return result.model_copy(
-        update={"outcome": "superseded", "error": "a newer run on this document replaced it"}
-    )
 
 
 async def _close(model: Model) -> None:
