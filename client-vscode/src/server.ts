@@ -6,12 +6,15 @@
 
 import * as vscode from "vscode";
 import {
+  type ClientCapabilities,
+  type FeatureState,
   LanguageClient,
   type LanguageClientOptions,
   type Middleware,
   ResponseError,
   type ServerOptions,
   State,
+  type StaticFeature,
   TransportKind,
 } from "vscode-languageclient/node";
 import { decideServer, describeLaunch, type ServerLaunch } from "./discovery";
@@ -22,6 +25,35 @@ import { gatherFacts } from "./serverFacts";
 import { serverSettings } from "./settings";
 
 const OPEN_SETTINGS = "Open Settings";
+/** The server asks this before running `rune.checkCommand`, so the check sees accepted edits. */
+const SAVE_DOCUMENTS = "rune/saveDocuments";
+
+/** Advertises `experimental.runeSaveDocuments`: this client saves documents when asked. */
+class SaveDocumentsFeature implements StaticFeature {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    // `experimental` is typed `any` by the protocol; only an object can be extended.
+    const current: unknown = capabilities.experimental;
+    const experimental = typeof current === "object" && current !== null ? current : {};
+    capabilities.experimental = { ...experimental, runeSaveDocuments: true };
+  }
+  getState(): FeatureState {
+    return { kind: "static" };
+  }
+  initialize(): void {}
+  clear(): void {}
+}
+
+async function saveDocuments(params: { uris?: unknown }): Promise<{ saved: string[] }> {
+  const wanted = new Set(Array.isArray(params.uris) ? params.uris.map(String) : []);
+  const saved: string[] = [];
+  for (const document of vscode.workspace.textDocuments) {
+    const uri = document.uri.toString();
+    if (wanted.has(uri) && document.isDirty && (await document.save())) {
+      saved.push(uri);
+    }
+  }
+  return { saved };
+}
 const SHOW_OUTPUT = "Show Output";
 
 export class ServerController implements vscode.Disposable {
@@ -81,6 +113,8 @@ export class ServerController implements vscode.Disposable {
     }
     this.output.appendLine(`starting ${describeLaunch(decision)}`);
     const client = new LanguageClient("rune", "Rune", serverOptions(decision), this.clientOptions());
+    client.registerFeature(new SaveDocumentsFeature());
+    client.onRequest(SAVE_DOCUMENTS, saveDocuments);
     this.current = client;
     client.onDidChangeState(({ newState }) => {
       if (this.current === client) {

@@ -147,6 +147,13 @@ class RuneServer(LanguageServer):
     def tell(self, message: str, level: types.MessageType = types.MessageType.Info) -> None:
         self.window_show_message(types.ShowMessageParams(type=level, message=message))
 
+    @property
+    def client_saves(self) -> bool:
+        """The client answers `rune/saveDocuments` (our VS Code extension advertises it as the
+        experimental capability `runeSaveDocuments`); LSP itself has no way to ask for a save."""
+        experimental = self.client_capabilities.experimental
+        return isinstance(experimental, dict) and experimental.get("runeSaveDocuments") is True
+
     async def ask(self, method: str, params: object, wait: float | None = None) -> Any:
         """A request to the client that is withdrawn (`$/cancelRequest`) when the server stops
         waiting for it: after `wait` seconds (TimeoutError) or when the caller is cancelled."""

@@ -35,6 +35,10 @@ from rune_lsp.tools.sandbox import Sandbox
 
 log = logging.getLogger(__name__)
 
+#: Custom request to a client that advertised `experimental.runeSaveDocuments`.
+SAVE_DOCUMENTS = "rune/saveDocuments"
+SAVE_WAIT_SECONDS = 10.0
+
 
 @dataclass
 class ActiveRun:
@@ -173,14 +177,20 @@ class RunManager:
         progress.report(event)
 
     async def _unsaved(self, paths: Sequence[str]) -> list[str]:
-        """Paths whose open buffer differs from the disk: the check would not see the edit."""
-        unsaved = []
-        for raw in paths:
-            path = Path(raw)
-            buffer = self.documents.read_text(path) if self.documents.is_open(path) else None
-            if buffer is not None and buffer != self.documents.disk_text(path):
-                unsaved.append(raw)
-        return unsaved
+        """Before the check: ask a client that can save to save the touched documents, then
+        name those whose buffer still differs from the disk (the check would not see them)."""
+        open_paths = [Path(raw) for raw in paths if self.documents.is_open(Path(raw))]
+        if open_paths and self.server.client_saves:
+            uris = [self.documents.uri_for(path) for path in open_paths]
+            try:
+                await self.server.ask(SAVE_DOCUMENTS, {"uris": uris}, wait=SAVE_WAIT_SECONDS)
+            except Exception as exc:  # the check still runs; the verdict then says unsaved
+                log.info("the client did not save %s before the check: %s", uris, exc)
+        return [
+            str(path)
+            for path in open_paths
+            if self.documents.read_text(path) != self.documents.disk_text(path)
+        ]
 
     # --- stopping --------------------------------------------------------------------------------
 

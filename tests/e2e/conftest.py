@@ -52,6 +52,7 @@ class Launch(Protocol):
         settings: dict[str, Any] | None = None,
         configuration: dict[str, Any] | None = None,
         state_dir: Path | None = None,
+        experimental: dict[str, Any] | None = None,
     ) -> Awaitable[FakeEditor]: ...
 
 
@@ -102,6 +103,7 @@ async def launch(double: ModelDouble, workspace: Path) -> AsyncIterator[Launch]:
         settings: dict[str, Any] | None = None,
         configuration: dict[str, Any] | None = None,
         state_dir: Path | None = None,
+        experimental: dict[str, Any] | None = None,
     ) -> FakeEditor:
         env = server_env()
         if state_dir is not None:  # e.g. a second server continuing the first one's runs
@@ -116,9 +118,10 @@ async def launch(double: ModelDouble, workspace: Path) -> AsyncIterator[Launch]:
         editor = FakeEditor(client, workspace, kind)
         editors.append(editor)
         options = {**base_settings(double), **(settings or {})}
-        await editor.initialize(
-            pytest_lsp.client_capabilities(CAPABILITIES[kind]), options, configuration
-        )
+        capabilities = pytest_lsp.client_capabilities(CAPABILITIES[kind])
+        if experimental is not None:
+            capabilities.experimental = experimental
+        await editor.initialize(capabilities, options, configuration)
         return editor
 
     yield start
