@@ -21,6 +21,7 @@ from rune_lsp.loop.state import (
     ToolSpec,
     Usage,
 )
+from rune_lsp.providers.openai_wire import wire_tool  # Ollama takes the same function-tool shape
 from rune_lsp.providers.thinking import InlineThinkingSplitter
 
 # --- requests -----------------------------------------------------------------------------------
@@ -45,17 +46,6 @@ def chat_body(
     if think:
         body["think"] = True
     return body
-
-
-def wire_tool(tool: ToolSpec) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": tool.parameters,
-        },
-    }
 
 
 def wire_message(message: Message) -> dict[str, Any]:
