@@ -72,7 +72,10 @@ class RunDriver:
     verifier: Verifier | None = None
     started_at: float = field(default_factory=time.time)
     _state: RunState | None = None
-    _interrupted: bool = False
+    #: Whether a cancel keeps an open review's pause for `rune.resume`. The server sets it for
+    #: every run (a cancel nobody asked for means the editor or the server went away) and
+    #: clears it when the user cancels or a newer run supersedes.
+    cancel_keeps_pause: bool = False
     _superseded: bool = False
 
     async def start(self, run_id: str) -> RunResult:
@@ -87,7 +90,7 @@ class RunDriver:
     def interrupt(self) -> None:
         """The run is about to be cancelled by a shutdown, not by the user: keep its pause on
         disk so the next start can offer `rune.resume`."""
-        self._interrupted = True
+        self.cancel_keeps_pause = True
 
     def supersede(self) -> None:
         """The run is about to be cancelled because a newer run replaced it: its result and
@@ -120,7 +123,7 @@ class RunDriver:
             }
         )
         result = self._store_receipt(result, state, check)
-        if self.pending_store is not None and not self._interrupted:
+        if self.pending_store is not None and not self.cancel_keeps_pause:
             self.pending_store.discard(run_id)
         return result
 
@@ -163,7 +166,7 @@ class RunDriver:
         if state is None:
             return RunResult(run_id=run_id, outcome="cancelled", iteration_budget=0)
         error = "the run was cancelled"
-        if self._interrupted:
+        if self.cancel_keeps_pause:
             error = f"interrupted with a review open; continue it with rune.resume {run_id}"
         return RunResult(
             run_id=run_id,

@@ -105,9 +105,15 @@ class RunManager:
             result = await asyncio.shield(run.task)
             outcome = f"{result.outcome}: {result.error or 'done'}"
             return result
-        except asyncio.CancelledError:  # the server is shutting down under us
+        except asyncio.CancelledError:
+            # The event loop is closing under us (the editor went away without `shutdown`).
+            # Finish the run as interrupted, its open review kept for `rune.resume`, and return
+            # instead of re-raising: pygls would log the CancelledError as a traceback.
             outcome = "cancelled: the server stopped the run"
             run.task.cancel()
+            [finished] = await asyncio.gather(run.task, return_exceptions=True)
+            if isinstance(finished, RunResult):
+                return finished
             raise
         finally:
             self.active.pop(run_id, None)
@@ -154,6 +160,7 @@ class RunManager:
                 save_first=self._unsaved,
             )
         driver = RunDriver(
+            cancel_keeps_pause=True,
             loop=loop,
             reviewer=reviewer,
             meta=RunMeta(
@@ -198,6 +205,7 @@ class RunManager:
         run = self.active.get(run_id)
         if run is None or run.task.done():
             return False
+        run.driver.cancel_keeps_pause = False  # the user's cancel: nothing left to resume
         if reason == "superseded":
             run.driver.supersede()
         self.desk.withdraw(run_id)
@@ -218,13 +226,9 @@ class RunManager:
         """Stop every run. One waiting for a review keeps its persisted pause instead of
         ending: a restart is an interruption, not the user's cancel, and the next server offers
         it for `rune.resume` (CONTRACT section 3)."""
-        for run in self.active.values():
-            if run.reviewer.deciding:
-                run.driver.pending_store = None  # so the cancel below cannot discard the pause
-                run.driver.receipt_store = None  # and writes no receipt: the run is not over
         tasks = [run.task for run in self.active.values()]
-        for run_id in list(self.active):
-            self.cancel(run_id)
+        for task in tasks:
+            task.cancel()  # not self.cancel: an interruption keeps open reviews for resume
         if tasks:
             await asyncio.wait(tasks, timeout=5)
         if self._model is not None:

@@ -4,6 +4,7 @@ edits that do not exist."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,9 @@ async def vanish_mid_review(editor: FakeEditor, double: ModelDouble) -> tuple[st
 
     process.stdin.close()
     code = await asyncio.wait_for(process.wait(), WAIT)
-    with pytest.raises(RuntimeError, match="exited"):  # the run never answered
+    # The server answers with the interrupted run's result if its pipe is still open, else the
+    # request ends with the process.
+    with contextlib.suppress(RuntimeError):
         await asyncio.wait_for(fix.task, WAIT)
     await asyncio.sleep(0.2)  # stderr is read to its end once the process is gone
     return run_id, code, "".join(editor.client.stderr_lines)
@@ -59,12 +62,6 @@ async def test_a_client_that_vanishes_mid_review_stops_the_server_cleanly(
     assert editor.apply_records == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="on stdin EOF (no shutdown request) the run waiting for review is cancelled like a "
-    "user cancel: pending/<runId>.json is discarded and a 'cancelled' receipt is written, so "
-    "rune.resume cannot continue it; RunManager.shutdown keeps the pause only on `shutdown`",
-)
 async def test_a_client_that_vanishes_mid_review_leaves_the_run_for_resume(
     launch: Launch, double: ModelDouble
 ) -> None:
@@ -74,13 +71,6 @@ async def test_a_client_that_vanishes_mid_review_leaves_the_run_for_resume(
     assert pending_runs(editor.state_dir) == [run_id]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="on stdin EOF while rune.fixThis awaits a review, the server exits 0 but asyncio "
-    "logs 'Exception in callback JsonRPCProtocol._run_generator ... CancelledError' with a "
-    "traceback (server/runs.py _launch awaits asyncio.shield(run.task), the handler future is "
-    "cancelled at exit and pygls calls future.result() on it)",
-)
 async def test_a_client_that_vanishes_leaves_no_traceback(
     launch: Launch, double: ModelDouble
 ) -> None:
