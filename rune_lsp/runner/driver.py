@@ -161,10 +161,20 @@ class RunDriver:
             secrets=self.meta.secrets,
         )
 
+    def not_started(self, run_id: str) -> RunResult:
+        """The result of a run whose task was cancelled before it ever ran."""
+        self._state = None
+        return self._cancelled(run_id)
+
     def _cancelled(self, run_id: str) -> RunResult:
         state = self._state
-        if state is None:
-            return RunResult(run_id=run_id, outcome="cancelled", iteration_budget=0)
+        if state is None:  # cancelled before the loop began: no model call was made
+            return RunResult(
+                run_id=run_id,
+                outcome="cancelled",
+                error="the run was cancelled before it started",
+                iteration_budget=self.loop.config.max_iterations,
+            )
         error = "the run was cancelled"
         if self.cancel_keeps_pause:
             error = f"interrupted with a review open; continue it with rune.resume {run_id}"

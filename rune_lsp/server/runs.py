@@ -106,14 +106,17 @@ class RunManager:
             outcome = f"{result.outcome}: {result.error or 'done'}"
             return result
         except asyncio.CancelledError:
-            # The event loop is closing under us (the editor went away without `shutdown`).
-            # Finish the run as interrupted, its open review kept for `rune.resume`, and return
-            # instead of re-raising: pygls would log the CancelledError as a traceback.
+            # Either the run's task was cancelled before its first step, or the event loop is
+            # closing under us (the editor went away without `shutdown`): finish the run (an
+            # open review is kept for `rune.resume`) and return its result instead of
+            # re-raising, which pygls would log as a traceback.
             outcome = "cancelled: the server stopped the run"
             run.task.cancel()
             [finished] = await asyncio.gather(run.task, return_exceptions=True)
             if isinstance(finished, RunResult):
                 return finished
+            if run.task.cancelled():  # cancelled before its first step: nothing ran
+                return run.driver.not_started(run_id)
             raise
         finally:
             self.active.pop(run_id, None)

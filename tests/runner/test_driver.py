@@ -123,3 +123,11 @@ async def test_the_api_key_never_reaches_the_receipt(rig: Rig) -> None:
     assert result.receipt is not None
     for path in (rig.state_dir / "receipts").iterdir():
         assert secret not in path.read_text()
+
+
+def test_a_run_cancelled_before_it_started_reports_its_budget(rig: Rig) -> None:
+    result = rig.driver(ScriptedModel.of(answer("never asked"))).not_started("run-8")
+
+    assert result.outcome == "cancelled"
+    assert (result.iterations_used, result.iteration_budget) == (0, 6)
+    assert result.error is not None
