@@ -29,9 +29,9 @@ from lsprotocol import types
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES
 
 from tests.e2e.client import EditorClient
-from tests.e2e.lsp_text import apply_edits, range_of
 from tests.e2e.wire import WireResult
 from tests.e2e.workspace_edit import EditFailed, OpenDocument, Staged, Stager
+from tests.lsp_text import apply_edits, range_of
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from tests.e2e.lsp_text import apply_edits
+from tests.lsp_text import apply_edits
 
 
 class EditFailed(Exception):

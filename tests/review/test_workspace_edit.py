@@ -21,8 +21,8 @@ from rune_lsp.review import (
     compute_hunks,
     edit_label,
 )
+from tests.lsp_text import apply_text_edits
 
-from .lsp_text import apply_text_edits
 from .samples import edit_of, numbered
 
 URI = "file:///ws/src/app.py"

@@ -1,7 +1,9 @@
-"""LSP text positions for the fake editor: offsets in utf-8/utf-16/utf-32 and applying edits.
+"""An independent reference for LSP text semantics: offsets in utf-8/utf-16/utf-32, applying
+edits. Used by the review tests and by the e2e fake editor.
 
-Written for the tests on their own (not shared with the server's review code), so the editor
-applies edits the way a real client would even if the server's position logic were wrong.
+Written apart from rune_lsp.review on purpose: a test that used the same helpers as the code
+under test would confirm its mistakes, and the fake editor must apply edits the way a real
+client does even if the server's position logic were wrong.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from lsprotocol.types import Position, Range
+from lsprotocol.types import AnnotatedTextEdit, Position, Range, TextEdit
 
 _BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -73,3 +75,10 @@ def apply_edits(text: str, edits: Sequence[tuple[Range, str]], encoding: str) ->
     for start, end, new_text in located:
         text = text[:start] + new_text + text[end:]
     return text
+
+
+def apply_text_edits(
+    text: str, edits: Sequence[TextEdit | AnnotatedTextEdit], encoding: str = "utf-16"
+) -> str:
+    """`apply_edits` for lsprotocol edit objects."""
+    return apply_edits(text, [(edit.range, edit.new_text) for edit in edits], encoding)
