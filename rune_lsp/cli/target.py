@@ -13,6 +13,7 @@ from pathlib import Path
 from rune_lsp.cli.errors import UsageError
 from rune_lsp.tools.documents import DiskDocuments, DocumentSource
 from rune_lsp.tools.errors import BinaryFileError, DocumentError
+from rune_lsp.tools.paths import display_path
 
 _SUFFIX = re.compile(r":(?P<start>\d+)(?:-(?P<end>\d+))?$")
 
@@ -106,7 +107,4 @@ def workspace_root(path: Path) -> Path:
 
 def relative_to_root(path: str | Path, root: Path) -> str:
     """Workspace-relative when inside the root (as editors show it), else unchanged."""
-    try:
-        return str(Path(path).relative_to(root))
-    except ValueError:
-        return str(path)
+    return display_path(Path(path), root)

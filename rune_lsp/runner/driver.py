@@ -32,6 +32,7 @@ from rune_lsp.runner.verify import CheckOutcome, Verifier, annotate_answer, veri
 from rune_lsp.store.bounds import clip
 from rune_lsp.store.pending import PendingRun, PendingStore
 from rune_lsp.store.receipts import DIFF_CAP, ReceiptStore, build_receipt
+from rune_lsp.tools.paths import display_path
 
 log = logging.getLogger(__name__)
 
@@ -86,11 +87,6 @@ class RunDriver:
         against the current text (an edit whose target changed meanwhile comes back stale)."""
         self._state = state
         return await self._drive(lambda: self._review_and_resume(state), state.run_id)
-
-    def interrupt(self) -> None:
-        """The run is about to be cancelled by a shutdown, not by the user: keep its pause on
-        disk so the next start can offer `rune.resume`."""
-        self.cancel_keeps_pause = True
 
     def supersede(self) -> None:
         """The run is about to be cancelled because a newer run replaced it: its result and
@@ -240,8 +236,8 @@ def _displayed(edits: tuple[EditRecord, ...], root: str | None) -> tuple[EditRec
     shown = []
     for edit in edits:
         path = Path(edit.path)
-        if edit.tool != "run_command" and path.is_absolute() and path.is_relative_to(root):
-            edit = edit.model_copy(update={"path": path.relative_to(root).as_posix()})
+        if edit.tool != "run_command" and path.is_absolute():
+            edit = edit.model_copy(update={"path": display_path(path, Path(root))})
         shown.append(edit)
     return tuple(shown)
 

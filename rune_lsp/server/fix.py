@@ -27,6 +27,7 @@ def register(server: RuneServer, services: Services) -> None:
         from rune_lsp.server.commands import FixThisArgs, parse
         from rune_lsp.server.documents import path_of
         from rune_lsp.tools.errors import DocumentError
+        from rune_lsp.tools.paths import display_path
 
         request = parse(FixThisArgs, FIX_THIS, args)
         path = path_of(request.uri)
@@ -40,7 +41,7 @@ def register(server: RuneServer, services: Services) -> None:
         if text is None:
             raise JsonRpcInvalidParams(f"{FIX_THIS}: cannot read {path}")
         root = runs.root_for(path)
-        display = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+        display = display_path(path, root)
         task = request.task(display, text)
         return wire(await runs.fix(task, request.uri, ls.protocol.msg_id))
 

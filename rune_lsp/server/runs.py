@@ -31,6 +31,7 @@ from rune_lsp.store.ownership import RunRegistry, new_session_id
 from rune_lsp.store.pending import PendingRun, PendingStore
 from rune_lsp.store.receipts import ReceiptStore
 from rune_lsp.tools.executor import WorkspaceTools
+from rune_lsp.tools.paths import display_path
 from rune_lsp.tools.sandbox import Sandbox
 
 log = logging.getLogger(__name__)
@@ -152,7 +153,7 @@ class RunManager:
             origin_uri=self.documents.uri_for(path),
             dispatch=loop.prepare_dispatch,
             request_timeout=settings.request_timeout,
-            display_path=lambda p: _relative(p, root),
+            display_path=lambda p: display_path(Path(p), root),
         )
         verifier = None
         if settings.check_command:
@@ -299,10 +300,3 @@ async def _close(model: Model) -> None:
     close = getattr(model, "aclose", None)
     if close is not None:
         await close()
-
-
-def _relative(path: str, root: Path) -> str:
-    try:
-        return str(Path(path).relative_to(root))
-    except ValueError:
-        return path
