@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import uuid
 from collections.abc import Callable, Generator
 from concurrent.futures import Future as ThreadFuture
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from cattrs import transform_error
+from cattrs.errors import ClassValidationError
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
@@ -29,7 +34,43 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class UnreadableRequest:
+    """A request whose params do not fit its method's lsprotocol type: it gets an error
+    answer instead of the structured message pygls could not build."""
+
+    id: int | str
+    method: str
+    problem: str
+
+
 class RuneProtocol(LanguageServerProtocol):
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """pygls' structuring, minus its silence: a request whose params do not structure
+        raised in the reader and was dropped, so the client waited for ever. It becomes an
+        `UnreadableRequest`, which `handle_message` answers with -32602."""
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            msg_id, method = data.get("id"), data.get("method")
+            is_request = "result" not in data and "error" not in data
+            if is_request and isinstance(msg_id, int | str) and isinstance(method, str):
+                return UnreadableRequest(msg_id, method, _problem(exc))
+            raise
+
+    def handle_message(self, message: Any) -> None:
+        if isinstance(message, UnreadableRequest):
+            log.warning("invalid params for %s: %s", message.method, message.problem)
+            self._send_response(
+                message.id,
+                error=types.ResponseError(
+                    code=JsonRpcInvalidParams.CODE,
+                    message=f"Invalid params for {message.method}: {message.problem}",
+                ),
+            )
+            return
+        super().handle_message(message)
+
     @lsp_method(types.SHUTDOWN)
     def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
         """pygls' shutdown, minus its crash: it cancels the requests in flight while iterating
@@ -164,6 +205,22 @@ class RuneServer(LanguageServer):
         except (TimeoutError, asyncio.CancelledError):
             self.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
             raise
+
+
+def _problem(exc: JsonRpcException) -> str:
+    """What cattrs found wrong, one line per field (`... @ $.params.textDocument`)."""
+    cause = exc.__cause__
+    if isinstance(cause, ClassValidationError):
+        return "; ".join(_camel_path(line) for line in transform_error(cause, path="$"))
+    return str(cause or exc) or type(exc).__name__
+
+
+def _camel_path(line: str) -> str:
+    # cattrs names lsprotocol's Python attributes; the client wrote the wire's camelCase.
+    text, at, path = line.rpartition(" @ ")
+    if not at:
+        return line
+    return f"{text} @ {re.sub(r'_([a-z])', lambda m: m.group(1).upper(), path)}"
 
 
 _LEVELS = {
