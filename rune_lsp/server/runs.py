@@ -61,6 +61,7 @@ class RunManager:
         self.active: dict[str, ActiveRun] = {}
         self.registry = RunRegistry()
         self._model: tuple[tuple[object, ...], Model] | None = None
+        self._receipts: ReceiptStore | None = None
         self._closing: set[asyncio.Future[None]] = set()
 
     # --- starting --------------------------------------------------------------------------------
@@ -289,8 +290,18 @@ class RunManager:
 
     @property
     def receipt_store(self) -> ReceiptStore:
+        """One store while `stateDir` and `maxReceipts` stay: it counts what it wrote, so it
+        need not list the directory on every run."""
         settings = self.server.settings
-        return ReceiptStore(settings.resolved_state_dir, max_count=settings.max_receipts)
+        current = self._receipts
+        if (
+            current is None
+            or current.root != settings.resolved_state_dir
+            or current.max_count != settings.max_receipts
+        ):
+            current = ReceiptStore(settings.resolved_state_dir, max_count=settings.max_receipts)
+            self._receipts = current
+        return current
 
     def interrupted(self) -> list[PendingRun]:
         return self.pending_store.list_interrupted(current_session=self.session)

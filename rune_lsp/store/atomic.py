@@ -29,8 +29,12 @@ STALE_TEMP_SECONDS = 600.0
 _CHUNK = 1 << 16
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
     """Replace `path` with `text` (UTF-8) so that no reader ever sees a partial file.
+
+    `durable=False` skips both fsyncs: still atomic, but a power loss may take the new file
+    back to the old one. For files derived from another that is durable (each fsync costs
+    about a quarter of a millisecond, and a run writes several).
 
     On any failure the temp file is removed, the previous file is left as it was, and the error
     propagates.
@@ -44,14 +48,16 @@ def atomic_write_text(path: Path, text: str) -> None:
     try:
         try:
             _write_all(fd, text.encode("utf-8"))
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(temp, path)
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
-    _fsync_directory(path.parent)
+    if durable:
+        _fsync_directory(path.parent)
 
 
 def _write_all(fd: int, data: bytes) -> None:

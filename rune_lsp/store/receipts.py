@@ -46,6 +46,8 @@ log = logging.getLogger(__name__)
 
 #: Whole receipt, as written (indented JSON, UTF-8).
 MAX_RECEIPT_BYTES = 256 * 1024
+#: A write prunes at least this often (seconds), whatever the count.
+PRUNE_INTERVAL_SECONDS = 600.0
 #: Room kept for the notes that explain what was shortened.
 _NOTES_RESERVE = 8 * 1024
 _MAX_NOTES = 20
@@ -365,15 +367,21 @@ class ReceiptStore:
     """Receipts under `root/receipts/`: `<runId>.json`, plus `<runId>.md` when rendered.
 
     Keeps at most `max_count` receipts no older than `max_age_days`; the oldest go first.
+    Listing the directory costs a stat per receipt, so a write prunes only when its count
+    goes past the limit, on this store's first write, and every `PRUNE_INTERVAL_SECONDS`
+    (receipts age, and another process sharing the directory writes ones we did not count).
     """
 
     def __init__(self, root: Path, *, max_count: int = 200, max_age_days: float = 30) -> None:
         if max_count < 1:
             raise ValueError(f"max_count must be at least 1, got {max_count}")
+        self.root = root
         self.directory = root / "receipts"
         self.max_count = max_count
         self.max_age_days = max_age_days
         self._last_written: str | None = None
+        self._known: int | None = None  # receipts as of the last prune, plus writes since
+        self._pruned_at = float("-inf")  # time.monotonic() of the last prune
 
     def receipt_path(self, run_id: str) -> Path:
         """Where the receipt of `run_id` lives; raises InvalidRunIdError for an unsafe id."""
@@ -395,8 +403,16 @@ class ReceiptStore:
             )
         atomic_write_text(path, receipt.to_json())
         self._last_written = receipt.run_id
-        self.prune()
+        if self._prune_due():
+            self.prune()
         return path
+
+    def _prune_due(self) -> bool:
+        if self._known is None:
+            return True
+        self._known += 1  # a rewrite counts again: at worst an early prune
+        overdue = time.monotonic() - self._pruned_at > PRUNE_INTERVAL_SECONDS
+        return self._known > self.max_count or overdue
 
     def load(self, run_id: str) -> Receipt | None:
         """The stored receipt, or None when there is none or it is unreadable (logged)."""
@@ -423,14 +439,17 @@ class ReceiptStore:
         current = time.time() if now is None else now
         remove_stale_temps(self.directory, now=current)
         oldest_allowed = current - self.max_age_days * 86_400
+        listed = self.list()
         expired = [
             entry.run_id
-            for position, entry in enumerate(self.list())
+            for position, entry in enumerate(listed)
             if entry.run_id != self._last_written
             and (position >= self.max_count or entry.modified < oldest_allowed)
         ]
         for run_id in reversed(expired):  # oldest first
             self._remove(run_id)
+        self._known = len(listed) - len(expired)
+        self._pruned_at = time.monotonic()
         return expired[::-1]
 
     def _remove(self, run_id: str) -> None:
@@ -444,7 +463,8 @@ class ReceiptStore:
         return render_receipt(receipt)
 
     def write_markdown(self, receipt: Receipt) -> Path:
-        """`<runId>.md` next to the JSON, for the editor's `Show receipt`."""
+        """`<runId>.md` next to the JSON, for the editor's `Show receipt`. Not fsynced: it is
+        a rendering of the JSON, which is."""
         path = self.markdown_path(receipt.run_id)
-        atomic_write_text(path, self.render_markdown(receipt))
+        atomic_write_text(path, self.render_markdown(receipt), durable=False)
         return path

@@ -38,6 +38,20 @@ def test_write_keeps_text_exactly(tmp_path: Path) -> None:
     assert target.read_bytes() == text.encode("utf-8")
 
 
+@pytest.mark.parametrize(("durable", "fsyncs"), [(True, 2), (False, 0)])
+def test_durable_writes_fsync_the_file_and_its_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, durable: bool, fsyncs: int
+) -> None:
+    calls: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: calls.append(fd) or real_fsync(fd))
+    target = tmp_path / "a.md"
+    atomic_write_text(target, "text", durable=durable)
+    assert target.read_text() == "text"
+    assert len(calls) == fsyncs
+    assert [p.name for p in tmp_path.iterdir()] == ["a.md"]  # no temp left either way
+
+
 def test_failed_replace_keeps_previous_and_removes_temp(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

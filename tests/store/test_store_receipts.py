@@ -12,6 +12,7 @@ import pytest
 from store_samples import CHECK, DIFF, STARTED, receipt, run_result, run_state
 
 from rune_lsp.loop.state import Outcome
+from rune_lsp.store import receipts
 from rune_lsp.store.receipts import Receipt, ReceiptStore, build_receipt
 from rune_lsp.store.runids import InvalidRunIdError
 
@@ -163,6 +164,35 @@ def test_prune_reports_oldest_first(tmp_path: Path) -> None:
         _age(store.write(receipt(run_id=f"run-{index}")), 100 - index)
     tight = ReceiptStore(tmp_path, max_count=1)
     assert tight.prune() == ["run-0", "run-1", "run-2"]
+
+
+def test_a_write_lists_the_directory_only_when_a_prune_is_due(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = ReceiptStore(tmp_path, max_count=3)
+    listings: list[int] = []
+    original = store.list
+    monkeypatch.setattr(store, "list", lambda: listings.append(1) or original())
+    for index in range(3):
+        store.write(receipt(run_id=f"run-{index}"))
+    assert len(listings) == 1  # the first write; the next two stay within the count
+    store.write(receipt(run_id="run-3"))  # the fourth goes past max_count
+    assert len(listings) == 2
+    assert len(original()) == 3
+
+
+def test_receipts_another_process_wrote_are_pruned_at_the_interval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ours = ReceiptStore(tmp_path, max_count=2)
+    ours.write(receipt(run_id="ours-0"))
+    for index in range(3):  # the CLI, say, writes into the same directory meanwhile
+        _age(ReceiptStore(tmp_path, max_count=10).write(receipt(run_id=f"cli-{index}")), 60)
+    clock = time.monotonic() + receipts.PRUNE_INTERVAL_SECONDS + 1
+    monkeypatch.setattr(receipts.time, "monotonic", lambda: clock)
+    ours.write(receipt(run_id="ours-1"))
+    assert [entry.run_id for entry in ours.list()][:1] == ["ours-1"]
+    assert len(ours.list()) == 2
 
 
 def test_max_count_must_be_positive(tmp_path: Path) -> None:
