@@ -54,23 +54,30 @@ class LspDocuments:
         self._open_cache = (uris, by_path)
         return by_path
 
+    def _uri(self, path: Path) -> str | None:
+        """The open document at `path`, if any. A path already spelled as an open document's
+        resolved path needs no resolving (tools pass resolved paths, many times a step)."""
+        by_path = self._open()
+        uri = by_path.get(path)
+        return uri if uri is not None else by_path.get(path.resolve())
+
     def uri_for(self, path: Path) -> str:
-        return self._open().get(path.resolve()) or uri_of(path)
+        return self._uri(path) or uri_of(path)
 
     def read_text(self, path: Path) -> str | None:
-        uri = self._open().get(path.resolve())
+        uri = self._uri(path)
         if uri is not None:
             return self._workspace.get_text_document(uri).source
         return self._disk.read_text(path)
 
     def is_open(self, path: Path) -> bool:
-        return path.resolve() in self._open()
+        return self._uri(path) is not None
 
     def open_paths(self) -> Iterable[Path]:
         return list(self._open())
 
     def version(self, path: Path) -> int | None:
-        uri = self._open().get(path.resolve())
+        uri = self._uri(path)
         if uri is None:
             return None
         return self._workspace.get_text_document(uri).version

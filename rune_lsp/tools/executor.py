@@ -1,11 +1,14 @@
 """`WorkspaceTools`: the loop's ToolExecutor over one workspace.
 
-Read-only tools run at once, in a worker thread over a snapshot of the open buffers (a large
-search must not stall the editor). Mutating tools are only prepared; `apply` runs after the
-user's approval and re-validates first: the sandbox may have been replaced (`tools.sandbox =
-...`) and the document may have changed since the proposal. An edit whose file changed only in
-other lines is re-based onto the current text; anything closer is stale. Nothing is ever
-blindly overwritten.
+Read-only tools run at once. A `read_file` of a file up to `INLINE_READ_BYTES` runs right on
+the event loop (a thread hop would cost more than the read); anything that may take long (a
+search, a directory listing, a large file) runs in a worker thread over a snapshot of the open
+buffers, so the editor is never kept waiting.
+
+Mutating tools are only prepared; `apply` runs after the user's approval and re-validates
+first: the sandbox may have been replaced (`tools.sandbox = ...`) and the document may have
+changed since the proposal. An edit whose file changed only in other lines is re-based onto the
+current text; anything closer is stale. Nothing is ever blindly overwritten.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from rune_lsp.tools.documents import DocumentSource, SnapshotDocuments
 from rune_lsp.tools.edit_file import prepare_edit
 from rune_lsp.tools.errors import DocumentError, ToolDenied, ToolError
 from rune_lsp.tools.list_dir import list_dir
-from rune_lsp.tools.read_file import read_file
+from rune_lsp.tools.read_file import read_file_at
 from rune_lsp.tools.rebase import rebase_edit
 from rune_lsp.tools.run_command import describe_result, prepare_command, run_shell
 from rune_lsp.tools.sandbox import Sandbox, validate_write_path
@@ -49,6 +52,8 @@ from rune_lsp.tools.write_file import prepare_write
 from rune_lsp.tools.writer import ChangeWriter, DiskWriter
 
 MIN_TAIL_BYTES = 1024
+#: Reads up to this size run on the event loop: well under a millisecond of work.
+INLINE_READ_BYTES = 256 * 1024
 
 
 class WorkspaceTools:
@@ -88,10 +93,7 @@ class WorkspaceTools:
         if name in MUTATING:
             return _failed(f"{name} changes the workspace; it is proposed for review, not run.")
         try:
-            args = _arguments(name, arguments)
-            # Copied here, on the event loop: the worker thread never touches live buffers.
-            ctx = self._context(SnapshotDocuments.of(self.documents))
-            content = await asyncio.to_thread(self._read_only, ctx, args)
+            content = await self._read_only(_arguments(name, arguments))
         except ToolDenied as exc:
             return ToolOutcome(status="denied", content=str(exc))
         except ToolError as exc:
@@ -100,14 +102,19 @@ class WorkspaceTools:
             return _failed(f"{name} failed: {exc.strerror or exc}.")
         return ToolOutcome(status="ok", content=_capped(content, self.output_cap))
 
-    def _read_only(self, ctx: ToolContext, args: BaseModel) -> str:
+    async def _read_only(self, args: BaseModel) -> str:
+        # Copied here, on the event loop: a worker thread never touches live buffers.
+        ctx = self._context(SnapshotDocuments.of(self.documents))
         if isinstance(args, ReadFileArgs):
-            return read_file(ctx, args)
+            path = ctx.read_path(args.path)
+            if _is_small(ctx.documents, path):
+                return read_file_at(ctx, path, args)
+            return await asyncio.to_thread(read_file_at, ctx, path, args)
         if isinstance(args, ListDirArgs):
-            return list_dir(ctx, args)
+            return await asyncio.to_thread(list_dir, ctx, args)
         if isinstance(args, SearchArgs):
             ripgrep = shutil.which("rg") if self.use_ripgrep else None
-            return search(ctx, args, ripgrep=ripgrep)
+            return await asyncio.to_thread(search, ctx, args, ripgrep=ripgrep)
         raise ToolError(f"{type(args).__name__} is not the arguments of a read-only tool.")
 
     # --- mutating tools -------------------------------------------------------------------------
@@ -229,6 +236,20 @@ def _arguments(name: str, arguments: BaseModel) -> BaseModel:
         return model.model_validate(arguments.model_dump())
     except ValidationError as exc:
         raise ToolError(f"Invalid arguments for {name}: {exc}") from exc
+
+
+def _is_small(documents: DocumentSource, path: Path) -> bool:
+    """An open buffer or a disk file of at most INLINE_READ_BYTES (or nothing there)."""
+    if documents.is_open(path):
+        try:
+            text = documents.read_text(path)
+        except DocumentError:
+            return False  # the read itself explains, in its own words
+        return text is not None and len(text) <= INLINE_READ_BYTES
+    try:
+        return os.stat(path).st_size <= INLINE_READ_BYTES
+    except OSError:
+        return True  # nothing to read: the tool's own error message is quick to give
 
 
 def _failed(content: str, edit_status: EditStatus | None = None) -> ToolOutcome:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rune_lsp.tools.context import ToolContext
 from rune_lsp.tools.errors import ToolError
 from rune_lsp.tools.schemas import ReadFileArgs
-from rune_lsp.tools.text import count_lines, iter_lines, truncate
+from rune_lsp.tools.text import count_lines, truncate
 
 MAX_LINES = 400
 MAX_LINE_CHARS = 2_000
@@ -13,7 +15,11 @@ _NOTE_ROOM = 160  # characters kept free for the closing note
 
 
 def read_file(ctx: ToolContext, args: ReadFileArgs) -> str:
-    path = ctx.read_path(args.path)
+    return read_file_at(ctx, ctx.read_path(args.path), args)
+
+
+def read_file_at(ctx: ToolContext, path: Path, args: ReadFileArgs) -> str:
+    """`read_file` of a path the sandbox has already let through."""
     shown = ctx.show(path)
     if path.is_dir() and not ctx.documents.is_open(path):
         raise ToolError(f"{shown} is a directory; use list_dir to see its entries.")
@@ -36,17 +42,17 @@ def read_file(ctx: ToolContext, args: ReadFileArgs) -> str:
 def _rows(text: str, first: int, wanted_last: int, *, budget: int) -> tuple[list[str], int]:
     """Numbered lines from `first`, stopping at `wanted_last`, MAX_LINES or the char budget.
 
-    Only the shown rows are built: the rest of the file is skipped line by line.
+    Only the lines that may be shown are split off (in C); the rest of the file stays one
+    string, so reading near the end of a large file costs no per-line Python work.
     """
     width = max(4, len(str(wanted_last)))
+    stop = min(wanted_last, first + MAX_LINES - 1)
     rows: list[str] = []
     used = 0
     last = first - 1
-    for number, line in enumerate(iter_lines(text), start=1):
-        if number < first:
-            continue
-        if number > wanted_last or len(rows) >= MAX_LINES:
-            break
+    for number, line in enumerate(text.split("\n", stop)[first - 1 : stop], start=first):
+        if line.endswith("\r"):  # the `\r` of a `\r\n` belongs to the ending
+            line = line[:-1]
         row = f"{number:>{width}} | {truncate(line, MAX_LINE_CHARS)}"
         if rows and used + len(row) + 1 > budget:
             break

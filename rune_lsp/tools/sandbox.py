@@ -8,6 +8,7 @@ points outside it is outside.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -88,6 +89,13 @@ class Sandbox:
 
 def hard_blocked_roots() -> tuple[Path, ...]:
     """Never readable or writable, whatever was configured: secrets and system state."""
+    # Keyed on $HOME, which is where Path.home() looks first: every tool call checks these,
+    # and building them costs a home lookup and a realpath each.
+    return _blocked_under(os.environ.get("HOME"))
+
+
+@functools.lru_cache(maxsize=8)
+def _blocked_under(home_variable: str | None) -> tuple[Path, ...]:
     blocked = [Path("/etc"), Path("/proc"), Path("/sys"), Path("/var")]
     try:
         home = Path.home()
@@ -152,15 +160,23 @@ def _validate(raw: str, sandbox: Sandbox, *, base: Path, access: Access) -> Path
     final = _resolve(lexical, deny)
     subject = str(lexical) if final == lexical else f"{lexical} (which resolves to {final})"
 
-    if not any(final.is_relative_to(root) for root in roots):
+    final_text, lexical_text = str(final), str(lexical)
+    if not any(_inside(final_text, root) for root in roots):
         raise deny.outside(subject)
     never = "never writable" if access == "write" else "never readable by tools"
     for blocked in hard_blocked_roots():
-        if final.is_relative_to(blocked) or lexical.is_relative_to(blocked):
+        if _inside(final_text, blocked) or _inside(lexical_text, blocked):
             raise deny.because(subject, f"is inside {blocked}, which is {never}")
     if _in_git_dir(final) or _in_git_dir(lexical):
         raise deny.because(subject, f"is inside .git/, which is {never}")
     return final
+
+
+def _inside(path: str, root: Path) -> bool:
+    """`Path(path).is_relative_to(root)` for normalised absolute paths, without building
+    Paths: this runs for every root on every tool call."""
+    prefix = str(root)
+    return path == prefix or path.startswith(prefix if prefix.endswith("/") else prefix + "/")
 
 
 def _strip_file_uri(raw: str, deny: _Denial) -> str:
@@ -212,6 +228,12 @@ def _resolve(lexical: Path, deny: _Denial) -> Path:
     realpath leaves a symlink loop unresolved, so the nearest existing ancestor is resolved
     again strictly: a loop or an unreadable link is denied rather than guessed.
     """
+    try:  # the usual case: the path exists and resolves in one pass
+        return Path(os.path.realpath(lexical, strict=True))
+    except (FileNotFoundError, NotADirectoryError):
+        pass  # not there (yet): resolve what exists, below, and let the tool say why
+    except (OSError, RuntimeError) as exc:
+        raise deny.because(str(lexical), "cannot be resolved (a symlink loop?)") from exc
     real = _real(lexical)
     probe = real
     while not os.path.lexists(probe) and probe != probe.parent:

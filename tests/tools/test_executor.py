@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from pydantic import BaseModel
 
 from rune_lsp.loop.ports import ToolExecutor
 from rune_lsp.loop.state import PreparedChange, PreparedCommand, PreparedEdit, ToolOutcome
+from rune_lsp.tools import executor
 from rune_lsp.tools.documents import OverlayDocuments
-from rune_lsp.tools.executor import WorkspaceTools
+from rune_lsp.tools.executor import INLINE_READ_BYTES, WorkspaceTools
 from rune_lsp.tools.sandbox import Sandbox
 from rune_lsp.tools.schemas import (
     EditFileArgs,
@@ -267,3 +270,40 @@ async def test_final_output_cap(ws: Path) -> None:
     outcome = await tools.apply(change)
     assert len(outcome.content) <= 300 + len("\n[output cut at 300 characters]")
     assert outcome.content.endswith("[output cut at 300 characters]")
+
+
+async def test_small_reads_run_inline_and_large_ones_in_a_worker_thread(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hops: list[str] = []
+    real_to_thread = executor.asyncio.to_thread
+
+    async def counting(func: Any, *args: Any, **kwargs: Any) -> Any:
+        hops.append(type(args[-1]).__name__)
+        return await real_to_thread(func, *args, **kwargs)
+
+    monkeypatch.setattr(executor.asyncio, "to_thread", counting)
+    big_buffer = "y = 2\n" * (INLINE_READ_BYTES // 6 + 1)
+    documents = OverlayDocuments({ws / "open.py": big_buffer})
+    tools = WorkspaceTools(ws, Sandbox.for_workspace([ws]), documents)
+    write(ws, "small.py", "x = 1\n")
+    write(ws, "large.py", "x = 1\n" * (INLINE_READ_BYTES // 6 + 1))
+
+    small = await tools.execute("read_file", ReadFileArgs(path="small.py"))
+    assert (small.status, hops) == ("ok", [])
+    large = await tools.execute("read_file", ReadFileArgs(path="large.py"))
+    opened = await tools.execute("read_file", ReadFileArgs(path="open.py", end_line=1))
+    listing = await tools.execute("list_dir", ListDirArgs(path="."))
+    assert [large.status, opened.status, listing.status] == ["ok", "ok", "ok"]
+    assert hops == ["ReadFileArgs", "ReadFileArgs", "ListDirArgs"]
+    # The same answer either way: inline is only where the work runs.
+    assert large.content.splitlines()[0].lstrip() == small.content.splitlines()[0].lstrip()
+    assert opened.content.startswith("   1 | y = 2")
+
+
+async def test_a_denied_or_missing_small_read_answers_as_before(ws: Path) -> None:
+    tools = WorkspaceTools(ws, Sandbox.for_workspace([ws]), OverlayDocuments({}))
+    denied = await tools.execute("read_file", ReadFileArgs(path="/etc/passwd"))
+    assert denied.status == "denied" and "allowed read directories" in denied.content
+    missing = await tools.execute("read_file", ReadFileArgs(path="nope.py"))
+    assert missing.status == "failed" and "nope.py does not exist" in missing.content
