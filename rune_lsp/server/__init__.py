@@ -14,7 +14,7 @@ from rune_lsp.server.services import Services
 
 
 def create_server() -> RuneServer:
-    _quiet_pygls()
+    _quiet_libraries()
     server = RuneServer()
     services = Services(server)
     lifecycle.register(server, services)
@@ -24,7 +24,13 @@ def create_server() -> RuneServer:
     return server
 
 
-def _quiet_pygls() -> None:
-    """pygls logs every message it sends at INFO; that is debugging detail, not a server log."""
+#: Libraries that log routine traffic at INFO: pygls every message it sends, httpx every
+#: request to the model. That is debugging detail (`--log-level DEBUG` shows it), not a server
+#: log, and on a zero-latency model a line per request is a measurable share of a step.
+_CHATTY = ("pygls", "httpx", "httpcore")
+
+
+def _quiet_libraries() -> None:
     if logging.getLogger().getEffectiveLevel() > logging.DEBUG:
-        logging.getLogger("pygls").setLevel(logging.WARNING)
+        for name in _CHATTY:
+            logging.getLogger(name).setLevel(logging.WARNING)

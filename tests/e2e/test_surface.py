@@ -97,6 +97,7 @@ async def test_logs_go_to_stderr_and_stdout_stays_pure_json_rpc(
     stderr = "".join(editor.client.stderr_lines)
     assert "step 1/8 · asking the model" in stderr
     assert "Sending data" not in stderr  # pygls' per-message logging stays off by default
+    assert "HTTP Request" not in stderr  # and so does httpx's line per model request
 
 
 async def test_the_server_answers_while_a_run_waits_on_a_slow_model(
