@@ -95,6 +95,7 @@ from rune_lsp.loop.state import (
     ToolOutcome,
     ToolRequested,
     ToolResulted,
+    ToolSpec,
     TurnRecord,
     describe_call,
 )
@@ -239,6 +240,9 @@ class _Run:
         self.events = EventEmitter(loop.on_event)
         self.tools: dict[str, ToolDefinition] = {}
         self.context_length: int | None = None
+        # (native, offer_tools) -> the protocol prompt and the tokens the tools take up; the
+        # same every turn of a run, and costly to measure (the schemas as JSON).
+        self._framing: dict[tuple[bool, bool], tuple[str, int]] = {}
 
     # --- entry points ---------------------------------------------------------------------------
 
@@ -422,16 +426,25 @@ class _Run:
     async def _chat(self, offer_tools: bool, extra: Sequence[Message]) -> ModelTurn:
         specs = [definition.spec for definition in self.tools.values()]
         native = self.state.native_tools
-        protocol = "" if native else protocol_prompt(specs)
         offered = specs if offer_tools and native else []
-        overhead = estimate_tokens(protocol) + estimate_tokens(
-            canonical_json([spec.model_dump() for spec in offered])
-        )
+        protocol, overhead = self._frame(specs, offered, native)
         history = fit_history(
             [*self.state.messages, *extra], history_budget(self.context_length) - overhead
         )
         messages = history if native else render_for_text_protocol(history, protocol)
         return await self.model.chat(messages, offered, on_delta=self._on_delta)
+
+    def _frame(
+        self, specs: Sequence[ToolSpec], offered: Sequence[ToolSpec], native: bool
+    ) -> tuple[str, int]:
+        """The text protocol's prompt ("" with native tools) and the tokens it and the offered
+        tool schemas take from the history budget."""
+        key = (native, bool(offered))
+        if key not in self._framing:
+            protocol = "" if native else protocol_prompt(specs)
+            schemas = canonical_json([spec.model_dump() for spec in offered])
+            self._framing[key] = (protocol, estimate_tokens(protocol) + estimate_tokens(schemas))
+        return self._framing[key]
 
     def _on_delta(self, text: str) -> None:
         self.events.emit_soon(ModelDelta(**self._progress(), text=text))
