@@ -49,3 +49,24 @@ def test_a_subcommand_still_gets_its_settings_flags() -> None:
         "assert parse_args(['check', '--model', 'm']).setting_model == 'm'"
     )
     assert "rune_lsp.settings" in modules
+
+
+def test_the_run_machinery_is_frozen_out_of_the_collector_once_built() -> None:
+    # A fresh interpreter: gc.freeze() is process-wide, and this test process is not fresh.
+    probe = (
+        "import gc\n"
+        "from rune_lsp.server import create_server\n"
+        "from rune_lsp.server.services import Services\n"
+        "services = Services(create_server())\n"
+        "before = gc.get_freeze_count()\n"
+        "services.runs\n"
+        "import sys\n"
+        "print(before, gc.get_freeze_count(), 'httpx' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    before, after, httpx_loaded = done.stdout.split()
+    assert int(before) == 0
+    assert int(after) > 50_000  # the imported modules, pydantic's schemas and httpx among them
+    assert httpx_loaded == "True"
