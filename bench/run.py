@@ -50,7 +50,7 @@ class Plan:
 FULL = Plan(
     startup_rounds=20,
     import_repeats=5,
-    loop_runs=30,
+    loop_runs=60,
     memory_runs=1_000,
     code_action_rounds=5,
     code_actions=200,
