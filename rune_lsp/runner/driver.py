@@ -103,13 +103,7 @@ class RunDriver:
         except asyncio.CancelledError:
             await self.reviewer.withdraw()
             result, state = self._cancelled(run_id), self._state
-        if self._superseded and result.outcome == "cancelled":
-            result = result.model_copy(
-                update={
-                    "outcome": "superseded",
-                    "error": "a newer run on this document replaced it",
-                }
-            )
+        result = self._relabelled(result)
         check = await self._verify(result)
         result = result.model_copy(
             update={
@@ -158,9 +152,20 @@ class RunDriver:
         )
 
     def not_started(self, run_id: str) -> RunResult:
-        """The result of a run whose task was cancelled before it ever ran."""
+        """The result of a run whose task was cancelled before it ever ran; like every run,
+        it leaves a receipt saying how it ended."""
         self._state = None
-        return self._cancelled(run_id)
+        return self._store_receipt(self._relabelled(self._cancelled(run_id)), None, None)
+
+    def _relabelled(self, result: RunResult) -> RunResult:
+        if self._superseded and result.outcome == "cancelled":
+            return result.model_copy(
+                update={
+                    "outcome": "superseded",
+                    "error": "a newer run on this document replaced it",
+                }
+            )
+        return result
 
     def _cancelled(self, run_id: str) -> RunResult:
         state = self._state

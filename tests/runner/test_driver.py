@@ -131,3 +131,19 @@ def test_a_run_cancelled_before_it_started_reports_its_budget(rig: Rig) -> None:
     assert result.outcome == "cancelled"
     assert (result.iterations_used, result.iteration_budget) == (0, 6)
     assert result.error is not None
+    # Like every run, it leaves a receipt that says how it ended.
+    assert result.receipt == str(rig.state_dir / "receipts" / "run-8.json")
+    stored = json.loads((rig.state_dir / "receipts" / "run-8.json").read_text())
+    assert stored["result"]["outcome"] == "cancelled"
+
+
+def test_a_run_superseded_before_it_started_says_so(rig: Rig) -> None:
+    driver = rig.driver(ScriptedModel.of(answer("never asked")))
+    driver.supersede()
+    result = driver.not_started("run-9")
+
+    assert (result.outcome, result.error) == (
+        "superseded",
+        "a newer run on this document replaced it",
+    )
+    assert (rig.state_dir / "receipts" / "run-9.json").exists()
