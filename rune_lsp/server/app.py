@@ -9,22 +9,26 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import sys
+import threading
 import uuid
 from collections.abc import Callable, Generator
 from concurrent.futures import Future as ThreadFuture
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from cattrs import transform_error
 from cattrs.errors import ClassValidationError
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from rune_lsp import __version__
+from rune_lsp.server.stdio import PipeReader, is_watchable
 
 if TYPE_CHECKING:
     from pygls.protocol.json_rpc import MessageCallback, MessageHandler, MsgId
@@ -146,6 +150,40 @@ class RuneServer(LanguageServer):
         self.settings_problems: tuple[SettingsProblem, ...] = ()
         self.initialization_options: object = None
         self.on_request_cancelled: Callable[[Any], None] | None = None
+
+    def _start_io_async(
+        self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
+    ) -> None:
+        """pygls' stdio server, reading stdin on the event loop when it is a pipe or socket
+        (see `rune_lsp.server.stdio`); pygls' threaded reader otherwise."""
+        source = stdin or sys.stdin.buffer
+        if not is_watchable(source):
+            super()._start_io_async(stdin, stdout)
+            return
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(self._serve(source))
+        except BrokenPipeError:
+            log.error("the connection to the client is lost; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
+
+    async def _serve(self, stdin: BinaryIO) -> None:
+        reader = await PipeReader.open(stdin)
+        assert self._stop_event is not None
+        try:
+            await run_async(
+                stop_event=self._stop_event,
+                reader=reader,
+                protocol=self.protocol,
+                logger=logging.getLogger("pygls.io_"),
+                error_handler=self.report_server_error,
+            )
+        finally:
+            reader.close()
 
     @property
     def settings(self) -> Settings:

@@ -1,0 +1,87 @@
+"""The event-loop stdin reader: what pygls' reader loop needs from it, on a real pipe."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+import pytest
+
+from rune_lsp.server.stdio import MAX_HEADER_LINE, PipeReader, is_watchable
+
+
+@pytest.fixture
+def pipe() -> Iterator[tuple[BinaryIO, int]]:
+    read_fd, write_fd = os.pipe()
+    with open(read_fd, "rb", buffering=0) as reader:
+        try:
+            yield reader, write_fd
+        finally:
+            with contextlib.suppress(OSError):  # the test closed it
+                os.close(write_fd)
+
+
+def test_pipes_and_sockets_are_watched_files_and_buffers_are_not(tmp_path: Path) -> None:
+    read_fd, write_fd = os.pipe()
+    left, right = socket.socketpair()
+    try:
+        with open(read_fd, "rb", buffering=0) as piped:
+            assert is_watchable(piped)
+        assert is_watchable(left.makefile("rb"))
+        regular = tmp_path / "frames"
+        regular.write_bytes(b"")
+        with regular.open("rb") as on_disk:
+            assert not is_watchable(on_disk)  # epoll cannot watch a regular file
+        assert not is_watchable(io.BytesIO(b""))  # no file descriptor at all
+    finally:
+        os.close(write_fd)
+        left.close()
+        right.close()
+
+
+async def test_reads_header_lines_and_exact_bodies(pipe: tuple[BinaryIO, int]) -> None:
+    stdin, write_fd = pipe
+    reader = await PipeReader.open(stdin)
+    os.write(write_fd, b"Content-Length: 2\r\n\r\n{}Content-Length: 3\r\n\r\n[1]")
+    assert await reader.readline() == b"Content-Length: 2\r\n"
+    assert await reader.readline() == b"\r\n"
+    assert await reader.readexactly(2) == b"{}"
+    assert await reader.readline() == b"Content-Length: 3\r\n"
+    assert await reader.readline() == b"\r\n"
+    assert await reader.readexactly(3) == b"[1]"
+    reader.close()
+
+
+async def test_end_of_input_reads_as_empty_and_a_cut_body_as_short(
+    pipe: tuple[BinaryIO, int],
+) -> None:
+    stdin, write_fd = pipe
+    reader = await PipeReader.open(stdin)
+    os.write(write_fd, b'Content-Length: 10\r\n\r\n{"a"')
+    os.close(write_fd)
+    assert await reader.readline() == b"Content-Length: 10\r\n"
+    assert await reader.readline() == b"\r\n"
+    assert await reader.readexactly(10) == b'{"a"'  # pygls gives up on a short body
+    assert await reader.readline() == b""  # and stops at the end of input
+    reader.close()
+
+
+async def test_an_overlong_line_reads_as_one_garbage_line(pipe: tuple[BinaryIO, int]) -> None:
+    stdin, write_fd = pipe
+    reader = await PipeReader.open(stdin)
+    # Written from a thread: the pipe holds far less than the line.
+    junk = b"x" * (MAX_HEADER_LINE + 10) + b"\r\nContent-Length: 2\r\n"
+    writer = asyncio.get_running_loop().run_in_executor(None, os.write, write_fd, junk)
+    line = await reader.readline()
+    assert not line.startswith(b"Content-Length")  # a line pygls skips as no header
+    rest = b""
+    while not rest.endswith(b"Content-Length: 2\r\n"):
+        rest = await reader.readline()
+    await writer
+    reader.close()
