@@ -53,7 +53,7 @@ FULL = Plan(
     loop_runs=60,
     memory_runs=1_000,
     code_action_rounds=5,
-    code_actions=200,
+    code_actions=1_000,
 )
 QUICK = Plan(
     startup_rounds=3,
