@@ -277,7 +277,9 @@ class LspReviewer:
         exists = change.old_text is not None
         uri = self.documents.uri_for(path) if exists else self.origin_uri
         diagnostic = pending_diagnostic(
-            change, hunks, encoding=self._encoding(), new_file=not exists
+            *await self._as_it_would_land(change, hunks),
+            encoding=self._encoding(),
+            new_file=not exists,
         )
         review = OpenReview(
             self.run_id,
@@ -298,6 +300,18 @@ class LspReviewer:
             review.settle(None)  # a no-op once settled: otherwise the review was withdrawn
             self.desk.open.pop(change.edit_id, None)
             self.desk.publish(uri)
+
+    async def _as_it_would_land(
+        self, change: PreparedEdit, hunks: Sequence[Hunk]
+    ) -> tuple[PreparedEdit, Sequence[Hunk]]:
+        """The edit re-based onto the document as it is now, for placing its diagnostic: an
+        earlier edit of the same turn may have landed above it. Nothing is sent; the accept
+        re-checks and re-bases again. A change that can no longer land is shown as proposed
+        (accepting it reports why)."""
+        current = await self.dispatch(change)
+        if isinstance(current, PreparedEdit) and current is not change:
+            return current, compute_hunks(current.old_text or "", current.new_text)
+        return change, hunks
 
     async def _settle(
         self, change: PreparedEdit, hunks: Sequence[Hunk], verdict: Verdict

@@ -49,3 +49,36 @@ async def test_mode_b_accepts_both_edits_of_one_turn(
 
     assert result.statuses() == [("edit_file", "applied"), ("edit_file", "applied")]
     assert editor.text("app.py") == BOTH
+
+
+async def test_mode_b_places_the_second_diagnostic_on_the_text_after_the_first(
+    launch: Launch, double: ModelDouble, workspace: Path
+) -> None:
+    # The first edit adds lines above the second's target: once it lands, the second edit's
+    # diagnostic must sit on the greet line where it is now, not where it was.
+    documented = (
+        "edit_file",
+        {
+            "path": "app.py",
+            "old_text": "def add(a, b):\n",
+            "new_text": ('def add(a, b):\n    """The sum."""\n    # (was a - b)\n'),
+        },
+    )
+    double.script(calls(documented, FIX_GREET, text="two fixes"), Reply(text="Both fixed."))
+    editor = await launch("neovim")
+    editor.open("app.py")
+    uri = editor.uri("app.py")
+
+    fix = editor.start_fix("app.py")
+    first = await editor.pending_review(uri)
+    assert await editor.review(uri, first, "Accept edit") == {"status": "applied"}
+    second = await editor.wait_for(
+        lambda: [d for d in editor.rune_diagnostics(uri) if d.code != first.code],
+        "the second edit's diagnostic",
+    )
+    greet_line = editor.text("app.py").splitlines().index('    return "hi " + name')
+    assert second[0].range.start.line == greet_line
+    assert await editor.review(uri, second[0], "Accept edit") == {"status": "applied"}
+    result = await fix.result()
+    assert result.statuses() == [("edit_file", "applied"), ("edit_file", "applied")]
+    assert '"hello "' in editor.text("app.py") and '"""The sum."""' in editor.text("app.py")
