@@ -94,6 +94,14 @@ class Settings(BaseModel):
         120.0, gt=0, le=3600, description="Seconds allowed for `run_command` and the check."
     )
     max_receipts: int = Field(200, ge=1, description="Receipts kept before the oldest go.")
+    context_length: int | None = Field(
+        None,
+        ge=512,
+        description="Tokens of context the model works with; the history is fitted to it. "
+        "Ollama gets it as `options.num_ctx` (default: the model's trained length, at most "
+        "8192: Ollama otherwise serves a smaller window than the model has and silently "
+        "drops the start of a long run). Other servers: caps the length they report.",
+    )
 
     @field_validator("base_url")
     @classmethod

@@ -11,6 +11,9 @@ from rune_lsp.loop.state import Message, ModelCapabilities, ModelTurn, ToolSpec
 from rune_lsp.providers import ollama_wire as wire
 from rune_lsp.providers.transport import HttpProvider
 
+#: The window asked of Ollama when the `contextLength` setting is unset (tokens).
+OLLAMA_DEFAULT_WINDOW = 8_192
+
 _MISSING_MODEL = re.compile(r"model\b.*\bnot found", re.I | re.S)
 
 
@@ -24,7 +27,12 @@ class OllamaModel(HttpProvider):
     ) -> ModelTurn:
         discovered = await self._discovered_capabilities()
         body = wire.chat_body(
-            self.model, messages, tools, think=discovered.thinking, stream=self.stream
+            self.model,
+            messages,
+            tools,
+            think=discovered.thinking,
+            stream=self.stream,
+            num_ctx=self._window(discovered),
         )
         builder = wire.TurnBuilder()
         async with self._call():
@@ -57,6 +65,16 @@ class OllamaModel(HttpProvider):
                 visible = builder.feed(self._checked(chunk))
                 if visible and on_delta is not None:
                     on_delta(visible)
+
+    def _window(self, discovered: ModelCapabilities) -> int:
+        """Ollama serves whatever `num_ctx` it is sent, and without one a window often far
+        smaller than the model's (it then drops the start of the conversation without a
+        word). So rune always sends one: the `contextLength` setting, else the trained
+        length up to OLLAMA_DEFAULT_WINDOW (a bigger window costs the user memory), never
+        more than the model was trained for."""
+        wanted = self._context_setting or OLLAMA_DEFAULT_WINDOW
+        trained = discovered.context_length
+        return min(wanted, trained) if trained else wanted
 
     def _validate(self, data: Any) -> wire.ChatChunk:
         try:

@@ -34,6 +34,7 @@ def chat_body(
     *,
     think: bool,
     stream: bool,
+    num_ctx: int | None = None,
 ) -> dict[str, Any]:
     """`think` is only ever sent as true: Ollama rejects it for models that cannot think."""
     body: dict[str, Any] = {
@@ -41,6 +42,8 @@ def chat_body(
         "messages": [wire_message(m) for m in messages],
         "stream": stream,
     }
+    if num_ctx is not None:
+        body["options"] = {"num_ctx": num_ctx}
     if tools:
         body["tools"] = [wire_tool(t) for t in tools]
     if think:

@@ -57,6 +57,7 @@ class HttpProvider(ABC):
         self.endpoint = Endpoint.from_settings(settings)
         self.stream = stream
         self._native_tools_setting = settings.native_tools
+        self._context_setting = settings.context_length
         self._client = client
         self._owns_client = client is None
         self._discovered: dict[str, ModelCapabilities] = {}
@@ -100,7 +101,15 @@ class HttpProvider(ABC):
         # would only fail every turn.
         if self.model in self._tools_rejected:
             native = False
-        return discovered.model_copy(update={"native_tools": native})
+        return discovered.model_copy(
+            update={"native_tools": native, "context_length": self._window(discovered)}
+        )
+
+    def _window(self, discovered: ModelCapabilities) -> int | None:
+        """The context the run budgets for: what the server reports, capped by the
+        `contextLength` setting (None when neither says)."""
+        lengths = [n for n in (self._context_setting, discovered.context_length) if n]
+        return min(lengths) if lengths else None
 
     async def _discovered_capabilities(self) -> ModelCapabilities:
         async with self._discover_lock:

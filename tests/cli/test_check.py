@@ -15,7 +15,7 @@ def test_usable_setup_exits_0_through_the_entry_point(cli: RunCli, double: Model
     assert "model available    yes" in out
     assert "native tool calls  yes" in out
     assert "thinking           yes" in out
-    assert "context length     40960 tokens" in out
+    assert "context length     8192 tokens" in out
     assert "test answer        ok" in out
     assert out.rstrip().endswith("Usable.")
     assert len(double.chat_requests) == 1  # one tiny round trip

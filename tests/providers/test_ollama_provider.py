@@ -73,7 +73,30 @@ async def test_request_maps_messages_tool_results_and_tools(
             }
         ],
         "think": True,
+        # Trained for 40,960 tokens; asked for the default window, never Ollama's own default.
+        "options": {"num_ctx": 8192},
     }
+
+
+@pytest.mark.parametrize(
+    ("setting", "trained", "window"),
+    [
+        (None, 40960, 8192),  # the default window, well under the trained length
+        (None, 4096, 4096),  # never more than the model was trained for
+        (None, None, 8192),  # /api/show says nothing: the default window
+        (16384, 40960, 16384),  # the setting wins
+        (65536, 40960, 40960),  # ... up to the trained length
+    ],
+)
+async def test_the_window_asked_of_ollama_is_the_one_the_history_is_fitted_to(
+    double: ModelDouble, connect: Connect, setting: int | None, trained: int | None, window: int
+) -> None:
+    double.models = (ModelInfo("qwen3:14b", context_length=trained),)
+    model = connect("ollama", context_length=setting)
+
+    assert (await model.capabilities()).context_length == window
+    await model.chat([Message(role="user", content="hi")], [])
+    assert double.last_chat_body()["options"] == {"num_ctx": window}
 
 
 async def test_no_tools_field_when_the_loop_sends_none(
@@ -170,8 +193,9 @@ async def test_capabilities_come_from_one_show_request(
     await model.chat(CONVERSATION, [READ_FILE])
     second = await model.capabilities()
 
+    # 8192: the window asked of Ollama, not the 40960 the model was trained for.
     assert (
-        first == second == ModelCapabilities(native_tools=True, thinking=True, context_length=40960)
+        first == second == ModelCapabilities(native_tools=True, thinking=True, context_length=8192)
     )
     shows = [r for r in double.requests if r.path == "/api/show"]
     assert [r.body for r in shows] == [{"model": "qwen3:14b"}]

@@ -193,6 +193,18 @@ async def test_unlisted_model_has_unknown_context(double: ModelDouble, connect: 
     assert caps == ModelCapabilities(native_tools=True, context_length=None)
 
 
+async def test_the_context_length_setting_caps_what_the_server_reports(
+    double: ModelDouble, connect: Connect
+) -> None:
+    assert (await connect("openai", context_length=16384).capabilities()).context_length == 16384
+    assert (await connect("openai", context_length=65536).capabilities()).context_length == 40960
+    double.serve_any_model = True
+    unknown = connect("openai", model="whatever.gguf", context_length=4096)
+    assert (await unknown.capabilities()).context_length == 4096
+    await unknown.chat([Message(role="user", content="hi")], [])
+    assert "options" not in double.last_chat_body()  # Ollama's field, not the OpenAI API's
+
+
 async def test_native_tools_off_by_setting(connect: Connect) -> None:
     caps = await connect("openai", native_tools=False).capabilities()
 

@@ -31,7 +31,8 @@ async def test_a_healthy_setup_is_usable(double: ModelDouble, provider: str) -> 
         available_models=("qwen3:14b",),
         native_tools=True,
         thinking=provider == "ollama",
-        context_length=40960,
+        # Ollama is asked for a window of 8192 of the 40960 trained; an OpenAI server is not.
+        context_length=8192 if provider == "ollama" else 40960,
         round_trip_ok=True,
     )
     assert report.usable
@@ -153,7 +154,7 @@ async def test_render_lists_every_check(double: ModelDouble) -> None:
         "  model available    yes",
         "  native tool calls  yes",
         "  thinking           yes",
-        "  context length     40960 tokens",
+        "  context length     8192 tokens",
         "  test answer        ok",
         "Usable.",
     ]
