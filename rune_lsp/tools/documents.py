@@ -7,6 +7,7 @@ terminal CLI with the disk alone, tests with a dict. Paths are absolute and reso
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Protocol
@@ -15,6 +16,7 @@ from rune_lsp.tools.errors import BinaryFileError, DocumentError
 
 #: Larger files are refused rather than read: a run's memory stays bounded.
 MAX_TEXT_BYTES = 8 * 1024 * 1024
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # POSIX only; Windows has no FIFOs to block on
 
 
 class DocumentSource(Protocol):
@@ -54,8 +56,14 @@ class DiskDocuments:
 
     def read_text(self, path: Path) -> str | None:
         try:
-            with open(path, "rb") as handle:
-                size = os.fstat(handle.fileno()).st_size
+            # Non-blocking open: opening a FIFO would otherwise wait for a writer for ever.
+            with open(os.open(path, os.O_RDONLY | _NONBLOCK), "rb") as handle:
+                found = os.fstat(handle.fileno())
+                if stat.S_ISDIR(found.st_mode):
+                    raise DocumentError("it is a directory", path=path)
+                if not stat.S_ISREG(found.st_mode):
+                    raise DocumentError("it is not a regular file (a pipe or a device?)", path=path)
+                size = found.st_size
                 if size > self.max_bytes:
                     raise DocumentError(
                         f"it is too large ({size} bytes; the limit is {self.max_bytes})",

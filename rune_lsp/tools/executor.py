@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -52,7 +53,8 @@ from rune_lsp.tools.write_file import prepare_write
 from rune_lsp.tools.writer import ChangeWriter, DiskWriter
 
 MIN_TAIL_BYTES = 1024
-#: Reads up to this size run on the event loop: well under a millisecond of work.
+#: Reads up to this size (bytes on disk, characters in a buffer) run on the event loop: well
+#: under a millisecond of work.
 INLINE_READ_BYTES = 256 * 1024
 
 
@@ -239,7 +241,9 @@ def _arguments(name: str, arguments: BaseModel) -> BaseModel:
 
 
 def _is_small(documents: DocumentSource, path: Path) -> bool:
-    """An open buffer or a disk file of at most INLINE_READ_BYTES (or nothing there)."""
+    """An open buffer of at most INLINE_READ_BYTES characters, or a regular file of at most
+    that many bytes. Anything else (missing, a directory, a pipe or device, which could block
+    an open) goes to the worker thread, where a slow answer cannot stall the editor."""
     if documents.is_open(path):
         try:
             text = documents.read_text(path)
@@ -247,9 +251,10 @@ def _is_small(documents: DocumentSource, path: Path) -> bool:
             return False  # the read itself explains, in its own words
         return text is not None and len(text) <= INLINE_READ_BYTES
     try:
-        return os.stat(path).st_size <= INLINE_READ_BYTES
+        found = os.stat(path)
     except OSError:
-        return True  # nothing to read: the tool's own error message is quick to give
+        return False
+    return stat.S_ISREG(found.st_mode) and found.st_size <= INLINE_READ_BYTES
 
 
 def _failed(content: str, edit_status: EditStatus | None = None) -> ToolOutcome:

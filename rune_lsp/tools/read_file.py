@@ -14,12 +14,8 @@ MAX_LINE_CHARS = 2_000
 _NOTE_ROOM = 160  # characters kept free for the closing note
 
 
-def read_file(ctx: ToolContext, args: ReadFileArgs) -> str:
-    return read_file_at(ctx, ctx.read_path(args.path), args)
-
-
 def read_file_at(ctx: ToolContext, path: Path, args: ReadFileArgs) -> str:
-    """`read_file` of a path the sandbox has already let through."""
+    """`read_file` of `path`, which the sandbox has already let through (`ctx.read_path`)."""
     shown = ctx.show(path)
     if path.is_dir() and not ctx.documents.is_open(path):
         raise ToolError(f"{shown} is a directory; use list_dir to see its entries.")

@@ -8,6 +8,7 @@ points outside it is outside.
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 from collections.abc import Iterable, Sequence
@@ -89,20 +90,19 @@ class Sandbox:
 
 def hard_blocked_roots() -> tuple[Path, ...]:
     """Never readable or writable, whatever was configured: secrets and system state."""
-    # Keyed on $HOME, which is where Path.home() looks first: every tool call checks these,
-    # and building them costs a home lookup and a realpath each.
-    return _blocked_under(os.environ.get("HOME"))
-
-
-@functools.lru_cache(maxsize=8)
-def _blocked_under(home_variable: str | None) -> tuple[Path, ...]:
-    blocked = [Path("/etc"), Path("/proc"), Path("/sys"), Path("/var")]
     try:
-        home = Path.home()
+        home: Path | None = Path.home()
     except RuntimeError:  # no HOME and no passwd entry: nothing to add
         home = None
-    if home is not None:
-        blocked += [home / ".ssh", home / ".gnupg"]
+    secrets = [home / ".ssh", home / ".gnupg"] if home is not None else []
+    # The home entries are resolved on every check: `~/.ssh` may become a link at any time.
+    return _unique([*_system_roots(), *secrets, *map(_real, secrets)])
+
+
+@functools.cache
+def _system_roots() -> tuple[Path, ...]:
+    """/etc, /proc, /sys, /var and what they resolve to: fixed for the life of the process."""
+    blocked = [Path("/etc"), Path("/proc"), Path("/sys"), Path("/var")]
     # Both spellings: /var may itself be a link (macOS: /private/var).
     return _unique([*blocked, *map(_real, blocked)])
 
@@ -230,10 +230,11 @@ def _resolve(lexical: Path, deny: _Denial) -> Path:
     """
     try:  # the usual case: the path exists and resolves in one pass
         return Path(os.path.realpath(lexical, strict=True))
-    except (FileNotFoundError, NotADirectoryError):
-        pass  # not there (yet): resolve what exists, below, and let the tool say why
-    except (OSError, RuntimeError) as exc:
-        raise deny.because(str(lexical), "cannot be resolved (a symlink loop?)") from exc
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise deny.because(str(lexical), "cannot be resolved (a symlink loop)") from exc
+        # Not there (yet), not a directory, not searchable: resolve what exists, below, and
+        # let the tool itself say what is wrong.
     real = _real(lexical)
     probe = real
     while not os.path.lexists(probe) and probe != probe.parent:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 from pathlib import Path
 from typing import Any
 
@@ -307,3 +309,15 @@ async def test_a_denied_or_missing_small_read_answers_as_before(ws: Path) -> Non
     assert denied.status == "denied" and "allowed read directories" in denied.content
     missing = await tools.execute("read_file", ReadFileArgs(path="nope.py"))
     assert missing.status == "failed" and "nope.py does not exist" in missing.content
+
+
+async def test_a_fifo_in_the_workspace_is_refused_without_blocking(ws: Path) -> None:
+    os.mkfifo(ws / "pipe")  # opening it for reading would wait for a writer for ever
+    tools = WorkspaceTools(ws, Sandbox.for_workspace([ws]), OverlayDocuments({}))
+
+    outcome = await asyncio.wait_for(
+        tools.execute("read_file", ReadFileArgs(path="pipe")), timeout=10
+    )
+
+    assert outcome.status == "failed"
+    assert "not a regular file" in outcome.content

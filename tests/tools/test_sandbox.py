@@ -117,3 +117,18 @@ def test_empty_path_message(ws: Path) -> None:
     sandbox = Sandbox(read_roots=(ws,), write_roots=(ws,))
     with pytest.raises(AccessDenied, match=r"^Access denied: the path is empty\. Allowed write"):
         validate_write_path("", sandbox, base=ws)
+
+
+def test_a_home_secret_dir_that_becomes_a_link_later_is_still_blocked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    (ws / "keys").mkdir(parents=True)
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    sandbox = Sandbox.for_workspace([ws])
+    assert validate_read_path("keys/id_rsa", sandbox, base=ws) == ws / "keys" / "id_rsa"
+    # After the first check, ~/.ssh turns into a link to a directory inside the workspace.
+    (home / ".ssh").symlink_to(ws / "keys")
+    with pytest.raises(AccessDenied, match=r"\.ssh|never readable"):
+        validate_read_path("keys/id_rsa", sandbox, base=ws)
