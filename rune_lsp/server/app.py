@@ -45,6 +45,7 @@ class UnreadableRequest:
 
     id: int | str
     method: str
+    code: int  # -32602 when the params do not fit; -32603 when structuring itself failed
     problem: str
 
 
@@ -52,24 +53,26 @@ class RuneProtocol(LanguageServerProtocol):
     def structure_message(self, data: dict[str, Any]) -> Any:
         """pygls' structuring, minus its silence: a request whose params do not structure
         raised in the reader and was dropped, so the client waited for ever. It becomes an
-        `UnreadableRequest`, which `handle_message` answers with -32602."""
+        `UnreadableRequest`, which `handle_message` answers with -32602 (or -32603 when the
+        structuring itself failed)."""
         try:
             return super().structure_message(data)
         except JsonRpcException as exc:
             msg_id, method = data.get("id"), data.get("method")
             is_request = "result" not in data and "error" not in data
             if is_request and isinstance(msg_id, int | str) and isinstance(method, str):
-                return UnreadableRequest(msg_id, method, _problem(exc))
+                return UnreadableRequest(msg_id, method, exc.CODE, _problem(exc))
             raise
 
     def handle_message(self, message: Any) -> None:
         if isinstance(message, UnreadableRequest):
+            # Answered whatever the state (even after shutdown): an error answer changes nothing.
             log.warning("invalid params for %s: %s", message.method, message.problem)
+            what = "Invalid params" if message.code == JsonRpcInvalidParams.CODE else "Error"
             self._send_response(
                 message.id,
                 error=types.ResponseError(
-                    code=JsonRpcInvalidParams.CODE,
-                    message=f"Invalid params for {message.method}: {message.problem}",
+                    code=message.code, message=f"{what} for {message.method}: {message.problem}"
                 ),
             )
             return
@@ -164,7 +167,7 @@ class RuneServer(LanguageServer):
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
             asyncio.run(self._serve(source))
-        except BrokenPipeError:
+        except ConnectionError:  # a broken pipe, a reset socket
             log.error("the connection to the client is lost; shutting down")
         except (KeyboardInterrupt, SystemExit):
             pass

@@ -68,5 +68,5 @@ def test_the_run_machinery_is_frozen_out_of_the_collector_once_built() -> None:
     )
     before, after, httpx_loaded = done.stdout.split()
     assert int(before) == 0
-    assert int(after) > 50_000  # the imported modules, pydantic's schemas and httpx among them
+    assert int(after) > 10_000  # the imported modules, pydantic's schemas and httpx among them
     assert httpx_loaded == "True"

@@ -45,6 +45,34 @@ def test_pipes_and_sockets_are_watched_files_and_buffers_are_not(tmp_path: Path)
         right.close()
 
 
+def test_a_socket_that_is_also_stdout_is_left_to_pygls() -> None:
+    # socat and inetd hand a server one socket as stdin and stdout: switching it to
+    # non-blocking mode for reading would make large writes to a slow client fail.
+    left, right = socket.socketpair()
+    try:
+        stdin = left.makefile("rb")
+        assert is_watchable(stdin, others=())
+        assert not is_watchable(stdin, others=(left.fileno(),))
+        duplicate = os.dup(left.fileno())  # another descriptor of the same socket
+        try:
+            assert not is_watchable(stdin, others=(duplicate,))
+        finally:
+            os.close(duplicate)
+    finally:
+        left.close()
+        right.close()
+
+
+async def test_closing_leaves_stdin_blocking_as_it_was_found(
+    pipe: tuple[BinaryIO, int],
+) -> None:
+    stdin, _ = pipe
+    reader = await PipeReader.open(stdin)
+    assert not os.get_blocking(stdin.fileno())  # watched by the event loop meanwhile
+    reader.close()
+    assert os.get_blocking(stdin.fileno())
+
+
 async def test_reads_header_lines_and_exact_bodies(pipe: tuple[BinaryIO, int]) -> None:
     stdin, write_fd = pipe
     reader = await PipeReader.open(stdin)
