@@ -32,9 +32,10 @@ _CHUNK = 1 << 16
 def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
     """Replace `path` with `text` (UTF-8) so that no reader ever sees a partial file.
 
-    `durable=False` skips both fsyncs: still atomic, but a power loss may take the new file
-    back to the old one. For files derived from another that is durable (each fsync costs
-    about a quarter of a millisecond, and a run writes several).
+    `durable=False` skips the directory's fsync: the data is still on disk before the rename,
+    so a power loss leaves the old file or the complete new one, but the rename itself may be
+    lost. For files derived from another that is durable (each fsync costs about a quarter of
+    a millisecond, and a run writes several).
 
     On any failure the temp file is removed, the previous file is left as it was, and the error
     propagates.
@@ -48,8 +49,7 @@ def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
     try:
         try:
             _write_all(fd, text.encode("utf-8"))
-            if durable:
-                os.fsync(fd)
+            os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(temp, path)

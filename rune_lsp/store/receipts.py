@@ -463,8 +463,9 @@ class ReceiptStore:
         return render_receipt(receipt)
 
     def write_markdown(self, receipt: Receipt) -> Path:
-        """`<runId>.md` next to the JSON, for the editor's `Show receipt`. Not fsynced: it is
-        a rendering of the JSON, which is."""
+        """`<runId>.md` next to the JSON, for the editor's `Show receipt`. Its directory is
+        not fsynced: after a power loss it is complete or absent, and the editor then opens
+        the JSON, which is durable."""
         path = self.markdown_path(receipt.run_id)
         atomic_write_text(path, self.render_markdown(receipt), durable=False)
         return path
