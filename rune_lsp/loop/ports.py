@@ -56,7 +56,7 @@ class ToolDefinition(Protocol):
 class ToolExecutor(Protocol):
     """Runs read-only tools, prepares mutating ones, applies them after approval.
 
-    `prepare` computes the change and writes nothing. `recheck` and `apply` validate the
+    `prepare` computes the change and writes nothing. `rebase` and `apply` validate the
     sandbox and the target again at dispatch time, so an approval given earlier cannot land on a
     path the rules now forbid or on text that changed since the proposal (`stale`).
     """
@@ -68,11 +68,6 @@ class ToolExecutor(Protocol):
     async def prepare(
         self, name: str, arguments: BaseModel, *, call_id: str, edit_id: str, reason: str
     ) -> PreparedChange | ToolOutcome: ...
-
-    async def recheck(self, change: PreparedChange) -> ToolOutcome | None:
-        """None when the change may still be applied as it is; else the refusal (denied or
-        stale)."""
-        ...
 
     async def rebase(self, change: PreparedChange) -> PreparedChange | ToolOutcome:
         """The change to dispatch now (itself, or an edit re-based onto the document's current

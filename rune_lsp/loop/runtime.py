@@ -28,7 +28,7 @@ from typing import Literal, TypedDict
 
 from pydantic import BaseModel
 
-from rune_lsp.loop.config import LoopConfig, LoopConfigError, validate_config
+from rune_lsp.loop.config import LoopConfig, LoopConfigError
 from rune_lsp.loop.continuation import (
     cap_output,
     estimate_tokens,
@@ -72,7 +72,6 @@ from rune_lsp.loop.ports import (
 from rune_lsp.loop.prompts import FINAL_SYNTHESIS_INSTRUCTION, system_text
 from rune_lsp.loop.state import (
     Approve,
-    BreakerEntry,
     CallRecord,
     Decision,
     Finished,
@@ -105,7 +104,6 @@ __all__ = [
     "LoopConfig",
     "LoopConfigError",
     "ResumeError",
-    "check_dispatch",
     "prepare_dispatch",
 ]
 
@@ -118,14 +116,6 @@ MAX_REASON = 2_000
 
 class ResumeError(ValueError):
     """`resume` was given a state it cannot continue (nothing pending, or undecided edits)."""
-
-
-async def check_dispatch(executor: ToolExecutor, change: PreparedChange) -> ToolOutcome | None:
-    """Right before an approved change goes to an editor: None if it may still land."""
-    try:
-        return await executor.recheck(change)
-    except Exception as exc:
-        return ToolOutcome(status="failed", content=f"Error: re-check failed: {_describe(exc)}")
 
 
 async def prepare_dispatch(
@@ -151,7 +141,6 @@ class AgentLoop:
         on_event: EventSink | None = None,
     ) -> None:
         self.config = config if config is not None else LoopConfig()
-        validate_config(self.config)
         self.model = model
         self.tools = tools
         self.on_event = on_event
@@ -182,9 +171,6 @@ class AgentLoop:
                 f"without a decision: {', '.join(undecided)}"
             )
         return await _Run(self, state).resume()
-
-    async def check_dispatch(self, change: PreparedChange) -> ToolOutcome | None:
-        return await check_dispatch(self.tools, change)
 
     async def prepare_dispatch(self, change: PreparedChange) -> PreparedChange | ToolOutcome:
         return await prepare_dispatch(self.tools, change)
@@ -320,6 +306,7 @@ class _Run:
 
     async def _end_turn(self, stop: _Stop | None) -> RunOutcome | None:
         """Pause for review, end the run, or None to go on with the next model turn."""
+        # A stopped turn's proposals are never shown to anyone: closing it skips their calls.
         if stop is None and self.state.pending:
             return await self._pause()
         await self._close_turn(
@@ -489,8 +476,6 @@ class _Run:
                 prepared = await self._prepare(call, normalized.arguments, reason)
                 if prepared is not None:
                     stop = await self._settle(call, normalized.signature, *prepared)
-        if stop is not None:
-            state.pending = []  # never shown to anyone: dropped, their calls skipped
         await self._answer_duplicates(
             {calls[i].call.id: calls[p].call.id for i, p in enumerate(primaries) if p is not None}
         )
@@ -580,9 +565,6 @@ class _Run:
                 outcome = outcome.model_copy(update={"content": f"{outcome.content}\n\n{note}"})
             state.failure_streaks = update_streaks(state.failure_streaks, signature, outcome)
             if breaker_tripped(state.failure_streaks, signature):
-                state.breaker = BreakerEntry(
-                    signature=signature, failures=state.failure_streaks[signature]
-                )
                 stop = _Stop("breaker", breaker_error(call.name))
         await self._record(call, outcome, timing)
         return stop

@@ -203,18 +203,15 @@ class RepeatEntry(_Frozen):
     count: int
 
 
-class BreakerEntry(_Frozen):
-    signature: str
-    failures: int
-
-
 class RunState(BaseModel):
     """Everything the runtime needs to continue a run, JSON round-trippable.
 
     Persisted whenever the run pauses for review, so a new process can resume it.
     """
 
-    model_config = ConfigDict(frozen=False)
+    # Unknown keys are ignored: pending files written by older versions (which stored
+    # `breaker`) must still resume.
+    model_config = ConfigDict(frozen=False, extra="ignore")
 
     run_id: str
     iteration_budget: int
@@ -226,7 +223,6 @@ class RunState(BaseModel):
     turn_results: dict[str, ToolOutcome] = Field(default_factory=dict)
     pending: list[PreparedChange] = Field(default_factory=list)
     decisions: dict[str, Decision] = Field(default_factory=dict)  # edit_id -> decision
-    breaker: BreakerEntry | None = None  # the streak that stopped the run, once tripped
     # Circuit breaker: consecutive failures per call signature (name + canonical arguments).
     failure_streaks: dict[str, int] = Field(default_factory=dict)
     repeats: dict[str, RepeatEntry] = Field(default_factory=dict)

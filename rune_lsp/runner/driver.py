@@ -85,7 +85,6 @@ class RunDriver:
     async def resume(self, state: RunState) -> RunResult:
         """Continue a persisted pause: decisions already taken stand, the rest are asked again
         against the current text (an edit whose target changed meanwhile comes back stale)."""
-        self._state = state
         return await self._drive(lambda: self._review_and_resume(state), state.run_id)
 
     def supersede(self) -> None:
@@ -126,7 +125,8 @@ class RunDriver:
                     unified_diff(change, display_path=change.path), DIFF_CAP
                 )
             state.decide(change.edit_id, await self.reviewer.decide(change, state))
-            self._persist(state)
+            if state.undecided:  # after the last decision the pause is discarded just below
+                self._persist(state)
         # Every decision is taken: from here the loop owns the state again, and a crash
         # before the next pause has no open review left to resume.
         if self.pending_store is not None:

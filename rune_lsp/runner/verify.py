@@ -26,7 +26,7 @@ class CheckOutcome:
 
     @property
     def passed(self) -> bool:
-        return self.record.exit_code == 0 and not self.record.timed_out
+        return self.record.passed
 
 
 class Verifier(Protocol):

@@ -66,11 +66,3 @@ class RunRegistry:
                 return False
             del self._current[doc_key]
             return True
-
-    def document_of(self, run_id: str) -> str | None:
-        """The document a run is current for (for `rune.cancel [{runId}]`), if any."""
-        with self._lock:
-            for doc_key, claim in self._current.items():
-                if claim.run_id == run_id:
-                    return doc_key
-            return None

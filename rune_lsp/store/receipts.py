@@ -459,13 +459,10 @@ class ReceiptStore:
             except OSError as exc:
                 log.warning("rune: cannot remove old receipt %s: %s", path, exc)
 
-    def render_markdown(self, receipt: Receipt) -> str:
-        return render_receipt(receipt)
-
     def write_markdown(self, receipt: Receipt) -> Path:
         """`<runId>.md` next to the JSON, for the editor's `Show receipt`. Its directory is
         not fsynced: after a power loss it is complete or absent, and the editor then opens
         the JSON, which is durable."""
         path = self.markdown_path(receipt.run_id)
-        atomic_write_text(path, self.render_markdown(receipt), durable=False)
+        atomic_write_text(path, render_receipt(receipt), durable=False)
         return path

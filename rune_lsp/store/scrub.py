@@ -9,7 +9,7 @@ two; a long enough head or tail of a secret is masked too, so half a key never s
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from types import UnionType
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
@@ -124,7 +124,3 @@ def _secret_spans(text: str, secret: str) -> Iterator[tuple[int, int]]:
             matched -= 1
         yield start, found + MIN_FRAGMENT
         found = text.find(tail, found + 1)
-
-
-def scrub_model(model: M, secrets: Sequence[str | None]) -> M:
-    return Scrubber(secrets).model(model)

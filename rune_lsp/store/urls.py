@@ -7,7 +7,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import AfterValidator
 
-MASK = "***"
+from rune_lsp.store.scrub import MASK
 
 
 def mask_url_password(url: str) -> str:

@@ -88,7 +88,7 @@ class FakeExecutor:
     """Read-only tools answer through `reader`; mutating ones become prepared changes.
 
     `refuse_at_prepare` maps a target (workspace path or command) to the outcome prepare
-    returns; `forbidden` and `stale` are targets that apply and recheck refuse, so a test can
+    returns; `forbidden` and `stale` are targets that apply and rebase refuse, so a test can
     change the rules between approval and dispatch. `rebased` maps an edit id to the change
     `rebase` hands back instead of the proposal (its file changed only elsewhere).
     """
@@ -150,10 +150,6 @@ class FakeExecutor:
             return refusal
         self.prepared.append(change)
         return change
-
-    async def recheck(self, change: PreparedChange) -> ToolOutcome | None:
-        self.rechecked.append(change)
-        return self._refusal(change)
 
     async def rebase(self, change: PreparedChange) -> PreparedChange | ToolOutcome:
         if self.raise_on_rebase:

@@ -8,7 +8,6 @@ from rune_lsp.loop import (
     AgentLoop,
     LoopConfig,
     ResumeError,
-    check_dispatch,
     prepare_dispatch,
 )
 from rune_lsp.loop.state import (
@@ -171,7 +170,9 @@ async def test_prepare_dispatch_hands_back_the_change_to_send(executor: FakeExec
     assert await loop.prepare_dispatch(change) == moved
 
 
-async def test_prepare_dispatch_refuses_like_check_dispatch(executor: FakeExecutor) -> None:
+async def test_prepare_dispatch_refuses_a_stale_change_or_a_failed_rebase(
+    executor: FakeExecutor,
+) -> None:
     _loop, paused = await pause_on(executor, edit("a.py"))
     change = paused.state.pending[0]
     executor.stale.add("/ws/a.py")
@@ -205,11 +206,11 @@ async def test_a_rebased_change_that_landed_is_recorded_under_its_edit_id(
 async def test_an_approved_change_is_rechecked_at_dispatch(executor: FakeExecutor) -> None:
     loop, paused = await pause_on(executor, edit("a.py"))
     change = paused.state.pending[0]
-    assert await loop.check_dispatch(change) is None
+    assert await loop.prepare_dispatch(change) == change
     paused.state.approve_all()
     executor.forbidden.add("/ws/a.py")  # the rules changed after the proposal
-    refusal = await check_dispatch(executor, change)
-    assert refusal is not None and refusal.status == "denied"
+    refusal = await prepare_dispatch(executor, change)
+    assert isinstance(refusal, ToolOutcome) and refusal.status == "denied"
 
     outcome = await AgentLoop(ScriptedModel.of(answer()), executor, LoopConfig()).resume(
         paused.state

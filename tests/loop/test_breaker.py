@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 from pydantic import BaseModel
 
 from rune_lsp.loop import AgentLoop, LoopConfig
 from rune_lsp.loop.guards import breaker_error, breaker_tripped, update_streaks
-from rune_lsp.loop.state import Finished, Paused, ToolOutcome
+from rune_lsp.loop.normalize import call_signature
+from rune_lsp.loop.state import Finished, Paused, RunState, ToolOutcome
 
 from .fakes import (
     FakeExecutor,
@@ -79,7 +82,7 @@ async def test_a_read_failing_twice_stops_the_run() -> None:
     assert executor.executed == [("read_file", {"path": "missing.py"})] * 2  # ok.py never ran
     assert_paired(outcome.state.messages)
     assert [t.status for t in outcome.result.tool_calls] == ["failed", "failed", "skipped"]
-    assert outcome.state.breaker is not None and outcome.state.breaker.failures == 2
+    assert outcome.state.failure_streaks[call_signature("read_file", {"path": "missing.py"})] == 2
 
 
 async def test_a_success_in_between_keeps_the_run_going() -> None:
@@ -131,3 +134,26 @@ async def test_failures_after_approval_count_too(executor: FakeExecutor) -> None
     assert final.result.outcome == "failed"
     assert final.result.error == breaker_error("edit_file")
     assert [e.status for e in final.result.edits] == ["stale", "stale"]
+
+
+async def test_a_trip_in_a_turn_with_a_proposed_change_ends_the_run_without_review() -> None:
+    def always_fails(name: str, arguments: BaseModel) -> ToolOutcome:
+        return FAIL
+
+    executor = FakeExecutor(reader=always_fails)
+    model = ScriptedModel.of(turn(read("m")), turn(edit("a.py"), read("m")), answer())
+    outcome = await AgentLoop(model, executor, LoopConfig()).run("task")
+    assert isinstance(outcome, Finished)
+    assert outcome.result.outcome == "failed"
+    assert outcome.result.error == breaker_error("read_file")
+    assert outcome.result.edits == ()
+    assert executor.applied == []
+    assert outcome.state.pending == []
+    assert [t.status for t in outcome.result.tool_calls] == ["failed", "skipped", "failed"]
+    assert_paired(outcome.state.messages)
+
+
+def test_a_state_saved_with_the_former_breaker_field_still_loads() -> None:
+    saved = RunState(run_id="r1", iteration_budget=8, failure_streaks={"s": 2})
+    data = saved.model_dump(mode="json") | {"breaker": {"signature": "s", "failures": 2}}
+    assert RunState.model_validate_json(json.dumps(data)) == saved

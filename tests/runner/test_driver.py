@@ -6,7 +6,7 @@ import asyncio
 import json
 
 from rune_lsp.loop.state import Approve, Decision, PreparedChange, RunState
-from tests.loop.fakes import ScriptedModel, answer, call, edit, turn
+from tests.loop.fakes import Hang, ScriptedModel, answer, call, edit, turn
 from tests.runner.conftest import RecordingReviewer, Rig, reject_all
 
 FIX = edit("calc.py", old="return a - b", new="return a + b")
@@ -147,3 +147,20 @@ def test_a_run_superseded_before_it_started_says_so(rig: Rig) -> None:
         "a newer run on this document replaced it",
     )
     assert (rig.state_dir / "receipts" / "run-9.json").exists()
+
+
+async def test_a_run_cancelled_after_an_applied_edit_runs_no_check(rig: Rig) -> None:
+    model = ScriptedModel.of(turn(FIX), Hang())
+    driver = rig.driver(model, check="touch checked")
+    task = asyncio.create_task(driver.start("run-10"))
+    await model.entered_hang.wait()
+    task.cancel()
+    result = await task
+
+    assert result.outcome == "cancelled"
+    assert [e.status for e in result.edits] == ["applied"]
+    assert (rig.root / "calc.py").read_text().endswith("a + b\n")
+    assert result.verified is None
+    assert not (rig.root / "checked").exists()  # the check never ran
+    stored = json.loads((rig.state_dir / "receipts" / "run-10.json").read_text())
+    assert stored["check"] is None

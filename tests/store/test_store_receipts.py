@@ -13,6 +13,7 @@ from store_samples import CHECK, DIFF, STARTED, receipt, run_result, run_state
 
 from rune_lsp.loop.state import Outcome
 from rune_lsp.store import receipts
+from rune_lsp.store.markdown import render_receipt
 from rune_lsp.store.receipts import Receipt, ReceiptStore, build_receipt
 from rune_lsp.store.runids import InvalidRunIdError
 
@@ -205,7 +206,7 @@ def test_write_markdown_next_to_json(tmp_path: Path) -> None:
     built = receipt()
     path = store.write_markdown(built)
     assert path == tmp_path / "receipts" / "run-1.md"
-    assert path.read_text() == store.render_markdown(built)
+    assert path.read_text() == render_receipt(built)
     assert store.list() == []  # Markdown alone is not a receipt
 
 
