@@ -7,12 +7,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from rune_lsp.loop.continuation import DEFAULT_OUTPUT_CAP
 from rune_lsp.tools.documents import DocumentSource
 from rune_lsp.tools.errors import DocumentError, ToolError
 from rune_lsp.tools.paths import display_path
 from rune_lsp.tools.sandbox import Sandbox, validate_read_path, validate_write_path
-
-DEFAULT_OUTPUT_CAP = 12_000
 
 
 @dataclass(frozen=True)

@@ -32,19 +32,20 @@ class DocumentSource(Protocol):
         ...
 
     def open_paths(self) -> Iterable[Path]:
-        """Every open document, so a search also covers buffers that differ from the disk."""
+        """Every open document by its resolved path, so a search also covers buffers that
+        differ from the disk."""
         ...
 
 
-def decode_text(data: bytes, path: Path) -> str:
+def decode_text(data: bytes) -> str:
     """UTF-8 text or a BinaryFileError: NUL bytes and undecodable bytes mean binary."""
     if b"\0" in data:
-        raise BinaryFileError("it is a binary file (contains NUL bytes)", path=path)
+        raise BinaryFileError("it is a binary file (contains NUL bytes)")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise BinaryFileError(
-            f"it is not UTF-8 text (undecodable byte at offset {exc.start})", path=path
+            f"it is not UTF-8 text (undecodable byte at offset {exc.start})"
         ) from exc
 
 
@@ -60,25 +61,24 @@ class DiskDocuments:
             with open(os.open(path, os.O_RDONLY | _NONBLOCK), "rb") as handle:
                 found = os.fstat(handle.fileno())
                 if stat.S_ISDIR(found.st_mode):
-                    raise DocumentError("it is a directory", path=path)
+                    raise DocumentError("it is a directory")
                 if not stat.S_ISREG(found.st_mode):
-                    raise DocumentError("it is not a regular file (a pipe or a device?)", path=path)
+                    raise DocumentError("it is not a regular file (a pipe or a device?)")
                 size = found.st_size
                 if size > self.max_bytes:
                     raise DocumentError(
                         f"it is too large ({size} bytes; the limit is {self.max_bytes})",
-                        path=path,
                     )
                 data = handle.read(self.max_bytes + 1)
         except (FileNotFoundError, NotADirectoryError):
             return None
         except IsADirectoryError as exc:
-            raise DocumentError("it is a directory", path=path) from exc
+            raise DocumentError("it is a directory") from exc
         except OSError as exc:
-            raise DocumentError(exc.strerror or str(exc), path=path) from exc
+            raise DocumentError(exc.strerror or str(exc)) from exc
         if len(data) > self.max_bytes:  # grew while we read it
-            raise DocumentError(f"it is larger than {self.max_bytes} bytes", path=path)
-        return decode_text(data, path)
+            raise DocumentError(f"it is larger than {self.max_bytes} bytes")
+        return decode_text(data)
 
     def is_open(self, path: Path) -> bool:
         return False
@@ -136,9 +136,9 @@ class SnapshotDocuments:
     through the sandbox or a walk that follows no symlinks), which keeps a large search cheap.
     """
 
-    def __init__(self, buffers: Mapping[Path, str], fallback: DocumentSource | None = None):
+    def __init__(self, buffers: Mapping[Path, str]) -> None:
         self._buffers = dict(buffers)
-        self._fallback: DocumentSource = fallback if fallback is not None else DiskDocuments()
+        self._disk = DiskDocuments()
 
     @classmethod
     def of(cls, source: DocumentSource) -> SnapshotDocuments:
@@ -150,12 +150,12 @@ class SnapshotDocuments:
             except DocumentError:
                 continue
             if text is not None:
-                buffers[Path(os.path.realpath(path))] = text
+                buffers[path] = text  # open_paths() answers resolved paths already
         return cls(buffers)
 
     def read_text(self, path: Path) -> str | None:
         text = self._buffers.get(path)
-        return text if text is not None else self._fallback.read_text(path)
+        return text if text is not None else self._disk.read_text(path)
 
     def is_open(self, path: Path) -> bool:
         return path in self._buffers

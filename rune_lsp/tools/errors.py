@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 
 class ToolError(Exception):
     """A call that could not be carried out; its text tells the model what to do instead."""
@@ -16,17 +14,9 @@ class ToolDenied(ToolError):
 class AccessDenied(ToolDenied):
     """A path outside the sandbox, or a blocked one; `str()` is the full message."""
 
-    def __init__(self, message: str, *, raw: object) -> None:
-        super().__init__(message)
-        self.raw = raw
-
 
 class DocumentError(ToolError):
     """A document exists but cannot be used as text."""
-
-    def __init__(self, message: str, *, path: Path) -> None:
-        super().__init__(message)
-        self.path = path
 
 
 class BinaryFileError(DocumentError):

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
+from rune_lsp.loop.continuation import DEFAULT_OUTPUT_CAP
 from rune_lsp.loop.state import (
     EditStatus,
     PreparedChange,
@@ -31,7 +32,7 @@ from rune_lsp.loop.state import (
 )
 from rune_lsp.tools.catalog import MUTATING, TOOLS, TOOLS_BY_NAME, Tool
 from rune_lsp.tools.changes import describe_change
-from rune_lsp.tools.context import DEFAULT_OUTPUT_CAP, ToolContext
+from rune_lsp.tools.context import ToolContext
 from rune_lsp.tools.documents import DocumentSource, SnapshotDocuments
 from rune_lsp.tools.edit_file import prepare_edit
 from rune_lsp.tools.errors import DocumentError, ToolDenied, ToolError
@@ -89,6 +90,11 @@ class WorkspaceTools:
             output_cap=self.output_cap,
         )
 
+    def _threaded(self) -> ToolContext:
+        """A context for a worker thread: the open buffers are copied here, on the event loop,
+        so the thread never touches live ones."""
+        return self._context(SnapshotDocuments.of(self.documents))
+
     # --- read-only tools ------------------------------------------------------------------------
 
     async def execute(self, name: str, arguments: BaseModel) -> ToolOutcome:
@@ -96,27 +102,22 @@ class WorkspaceTools:
             return _failed(f"{name} changes the workspace; it is proposed for review, not run.")
         try:
             content = await self._read_only(_arguments(name, arguments))
-        except ToolDenied as exc:
-            return ToolOutcome(status="denied", content=str(exc))
-        except ToolError as exc:
-            return _failed(str(exc))
-        except OSError as exc:
-            return _failed(f"{name} failed: {exc.strerror or exc}.")
+        except (ToolError, OSError) as exc:
+            return _refusal(name, exc)
         return ToolOutcome(status="ok", content=_capped(content, self.output_cap))
 
     async def _read_only(self, args: BaseModel) -> str:
-        # Copied here, on the event loop: a worker thread never touches live buffers.
-        ctx = self._context(SnapshotDocuments.of(self.documents))
         if isinstance(args, ReadFileArgs):
+            ctx = self._context()
             path = ctx.read_path(args.path)
             if _is_small(ctx.documents, path):
                 return read_file_at(ctx, path, args)
-            return await asyncio.to_thread(read_file_at, ctx, path, args)
+            return await asyncio.to_thread(read_file_at, self._threaded(), path, args)
         if isinstance(args, ListDirArgs):
-            return await asyncio.to_thread(list_dir, ctx, args)
+            return await asyncio.to_thread(list_dir, self._threaded(), args)
         if isinstance(args, SearchArgs):
             ripgrep = shutil.which("rg") if self.use_ripgrep else None
-            return await asyncio.to_thread(search, ctx, args, ripgrep=ripgrep)
+            return await asyncio.to_thread(search, self._threaded(), args, ripgrep=ripgrep)
         raise ToolError(f"{type(args).__name__} is not the arguments of a read-only tool.")
 
     # --- mutating tools -------------------------------------------------------------------------
@@ -137,21 +138,8 @@ class WorkspaceTools:
             if isinstance(args, RunCommandArgs):
                 return prepare_command(ctx, args, **ids)
             raise ToolError(f"{name} cannot be prepared.")
-        except ToolDenied as exc:
-            return ToolOutcome(status="denied", content=str(exc))
-        except ToolError as exc:
-            return _failed(str(exc))
-        except OSError as exc:
-            return _failed(f"{name} failed: {exc.strerror or exc}.")
-
-    async def recheck(self, change: PreparedChange) -> ToolOutcome | None:
-        """None when `change` may be sent exactly as it is; else the refusal.
-
-        A change whose file moved on is refused here even if `rebase` could carry it over:
-        this answer vouches for `change.old_text`, which the caller builds its edit from.
-        """
-        checked = self._recheck(change, rebase=False)
-        return checked if isinstance(checked, ToolOutcome) else None
+        except (ToolError, OSError) as exc:
+            return _refusal(name, exc)
 
     async def rebase(self, change: PreparedChange) -> PreparedChange | ToolOutcome:
         """The change to dispatch now, or the refusal (denied or stale).
@@ -160,12 +148,10 @@ class WorkspaceTools:
         file changed only in other lines comes back re-based onto the current text (same ids,
         `old_text` the current text, `new_text` both changes merged).
         """
-        checked = self._recheck(change, rebase=True)
+        checked = self._recheck(change)
         return checked if isinstance(checked, ToolOutcome) else checked[1]
 
-    def _recheck(
-        self, change: PreparedChange, *, rebase: bool
-    ) -> tuple[Path, PreparedChange] | ToolOutcome:
+    def _recheck(self, change: PreparedChange) -> tuple[Path, PreparedChange] | ToolOutcome:
         """The validated target (file, or the command's directory) and the change to apply
         there, or the refusal."""
         raw = change.path if isinstance(change, PreparedEdit) else change.cwd
@@ -188,13 +174,13 @@ class WorkspaceTools:
             return _stale(f"{shown} was created since the edit was proposed")
         if current is None:
             return _stale(f"{shown} was deleted since the edit was proposed")
-        rebased = rebase_edit(change, current) if rebase else None
+        rebased = rebase_edit(change, current)
         if rebased is not None:
             return target, rebased
         return _stale(f"{shown} changed since the edit was proposed")
 
     async def apply(self, change: PreparedChange) -> ToolOutcome:
-        checked = self._recheck(change, rebase=True)
+        checked = self._recheck(change)
         if isinstance(checked, ToolOutcome):
             return checked
         target, change = checked
@@ -257,6 +243,15 @@ def _is_small(documents: DocumentSource, path: Path) -> bool:
     return stat.S_ISREG(found.st_mode) and found.st_size <= INLINE_READ_BYTES
 
 
+def _refusal(name: str, exc: ToolError | OSError) -> ToolOutcome:
+    """The outcome of a call that raised: denied for the rules, failed for anything else."""
+    if isinstance(exc, ToolDenied):
+        return ToolOutcome(status="denied", content=str(exc))
+    if isinstance(exc, ToolError):
+        return _failed(str(exc))
+    return _failed(f"{name} failed: {exc.strerror or exc}.")
+
+
 def _failed(content: str, edit_status: EditStatus | None = None) -> ToolOutcome:
     return ToolOutcome(status="failed", content=content, edit_status=edit_status)
 
@@ -270,6 +265,9 @@ def _stale(what: str) -> ToolOutcome:
 
 
 def _capped(content: str, cap: int) -> str:
+    """At most `cap` characters, the note included: the loop caps at the same size again, and
+    a longer answer would lose this note to that second cut."""
     if len(content) <= cap:
         return content
-    return content[:cap] + f"\n[output cut at {cap} characters]"
+    note = f"\n[output cut at {cap} characters]"
+    return content[: max(cap - len(note), 0)] + note

@@ -123,8 +123,7 @@ def validate_read_path(raw: str, sandbox: Sandbox, *, base: Path) -> Path:
 class _Denial:
     """Builds the one message shape every denial uses."""
 
-    def __init__(self, raw: str, roots: tuple[Path, ...], access: Access) -> None:
-        self.raw = raw
+    def __init__(self, roots: tuple[Path, ...], access: Access) -> None:
         self.access = access
         self.shown_roots = repr([str(r) for r in roots])
         self.hint = (
@@ -134,15 +133,13 @@ class _Denial:
     def outside(self, subject: str) -> AccessDenied:
         return AccessDenied(
             f"Access denied: {subject} is outside allowed {self.access} directories: "
-            f"{self.shown_roots}. {self.hint}",
-            raw=self.raw,
+            f"{self.shown_roots}. {self.hint}"
         )
 
     def because(self, subject: str, reason: str) -> AccessDenied:
         return AccessDenied(
             f"Access denied: {subject} {reason}. Allowed {self.access} directories: "
-            f"{self.shown_roots}. {self.hint}",
-            raw=self.raw,
+            f"{self.shown_roots}. {self.hint}"
         )
 
 
@@ -153,7 +150,7 @@ def _shown(raw: str) -> str:
 
 def _validate(raw: str, sandbox: Sandbox, *, base: Path, access: Access) -> Path:
     roots = sandbox.roots(access)
-    deny = _Denial(raw, roots, access)
+    deny = _Denial(roots, access)
     text = _strip_file_uri(raw, deny)
     _check_shape(text, deny)
     lexical = _lexical(text, base)

@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from rune_lsp.tools.catalog import TOOLS_BY_NAME
-from rune_lsp.tools.schemas import ReadFileArgs, SearchArgs, tool_parameters
+from rune_lsp.tools.schemas import ListDirArgs, ReadFileArgs, SearchArgs, tool_parameters
 
 
 def test_schema_is_plain_json_schema_without_titles() -> None:
@@ -43,3 +43,28 @@ def test_line_range_is_validated() -> None:
 def test_search_pattern_must_not_be_empty() -> None:
     with pytest.raises(ValidationError):
         SearchArgs(pattern="")
+
+
+#: CONTRACT section 4: (argument names, required ones, mutating). list_dir's path is optional
+#: in the code (it lists the root by default), a superset of the contract's `list_dir(path)`.
+CONTRACT_SIGNATURES = {
+    "read_file": (["path", "start_line", "end_line"], {"path"}, False),
+    "list_dir": (["path"], set(), False),
+    "search": (["pattern", "path", "glob"], {"pattern"}, False),
+    "edit_file": (["path", "old_text", "new_text"], {"path", "old_text", "new_text"}, True),
+    "write_file": (["path", "content"], {"path", "content"}, True),
+    "run_command": (["command"], {"command"}, True),
+}
+
+
+def test_every_tool_takes_the_arguments_the_contract_names() -> None:
+    signatures = {
+        name: (
+            list(tool.spec.parameters["properties"]),
+            set(tool.spec.parameters.get("required", ())),
+            tool.spec.mutating,
+        )
+        for name, tool in TOOLS_BY_NAME.items()
+    }
+    assert signatures == CONTRACT_SIGNATURES
+    assert tool_parameters(ListDirArgs)["properties"]["path"]["default"] == "."

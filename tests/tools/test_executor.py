@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from rune_lsp.loop.continuation import cap_output
 from rune_lsp.loop.ports import ToolExecutor
 from rune_lsp.loop.state import PreparedChange, PreparedCommand, PreparedEdit, ToolOutcome
 from rune_lsp.tools import executor
@@ -45,7 +46,7 @@ async def test_approved_edit_is_written(tools: WorkspaceTools, ws: Path) -> None
     edit = await _prepare(
         tools, "edit_file", EditFileArgs(path="app.py", old_text="b", new_text="B")
     )
-    assert await tools.recheck(edit) is None
+    assert await tools.rebase(edit) is edit
     outcome = await tools.apply(edit)
     assert outcome == ToolOutcome(
         status="ok",
@@ -87,9 +88,9 @@ async def test_buffer_change_after_prepare_is_stale(
         tools, "edit_file", EditFileArgs(path="app.py", old_text="1", new_text="2")
     )
     buffers[path] = "x = 1\ny = 0\n"
-    recheck = await tools.recheck(edit)
-    assert recheck is not None
-    assert recheck.edit_status == "stale"
+    refusal = await tools.rebase(edit)
+    assert isinstance(refusal, ToolOutcome)
+    assert refusal.edit_status == "stale"
     assert (await tools.apply(edit)).edit_status == "stale"
     assert path.read_text() == "x = 1\n"
 
@@ -149,9 +150,9 @@ async def test_sandbox_narrowed_after_prepare_denies_apply(tools: WorkspaceTools
         tools, "edit_file", EditFileArgs(path="app.py", old_text="x", new_text="y")
     )
     tools.sandbox = Sandbox.for_workspace([ws], write_dirs=[ws / "src"])
-    recheck = await tools.recheck(edit)
-    assert recheck is not None
-    assert recheck.status == "denied"
+    refusal = await tools.rebase(edit)
+    assert isinstance(refusal, ToolOutcome)
+    assert refusal.status == "denied"
     outcome = await tools.apply(edit)
     assert outcome.status == "denied"
     assert outcome.edit_status == "rejected"
@@ -272,6 +273,13 @@ async def test_final_output_cap(ws: Path) -> None:
     outcome = await tools.apply(change)
     assert len(outcome.content) <= 300 + len("\n[output cut at 300 characters]")
     assert outcome.content.endswith("[output cut at 300 characters]")
+
+
+async def test_the_loop_cap_of_the_same_size_keeps_the_executor_note(ws: Path) -> None:
+    tools = WorkspaceTools(ws, Sandbox.for_workspace([ws]), OverlayDocuments({}), output_cap=300)
+    change = await _prepare(tools, "run_command", RunCommandArgs(command="seq 1 2000"))
+    outcome = await tools.apply(change)
+    assert cap_output(outcome.content, 300) == outcome.content
 
 
 async def test_small_reads_run_inline_and_large_ones_in_a_worker_thread(
