@@ -76,13 +76,6 @@ def _is_sequence(annotation: Any) -> bool:
     return any(get_origin(candidate) in (tuple, list) for candidate in candidates)
 
 
-def __getattr__(name: str) -> tuple[SettingFlag, ...]:
-    # `SETTING_FLAGS`, the module constant it was, without building it at import.
-    if name == "SETTING_FLAGS":
-        return setting_flags()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def add_setting_flags(parser: argparse.ArgumentParser) -> None:
     from rune_lsp.settings import ENV_OVERRIDES, Settings
 
@@ -143,12 +136,13 @@ def settings_from(
     from_env, env_problems = load_settings({}, environ=environ)
     flags = flag_values(args)
     merged = from_env.model_dump(by_alias=True, exclude_none=True) | flags
-    # The environment was applied above; applying it again would undo the flags.
-    settings, problems = load_settings(merged, environ={})
-    flag_problems = [p for p in problems if p.key in flags or p.key == "repeatBlockAt"]
+    # The environment was applied above; applying it again would undo the flags. Its values
+    # were validated there, so whatever this pass rejects is a flag's doing: a bad value, or a
+    # repeatBlockAt no longer above repeatWarnAt.
+    settings, flag_problems = load_settings(merged, environ={})
     if flag_problems:
         raise UsageError("; ".join(_describe_flag_problem(p) for p in flag_problems))
-    return settings, env_problems + [p for p in problems if p not in flag_problems]
+    return settings, env_problems
 
 
 def _describe_flag_problem(problem: SettingsProblem) -> str:

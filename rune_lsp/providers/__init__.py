@@ -13,6 +13,7 @@ import httpx
 from rune_lsp.loop.ports import Model
 from rune_lsp.providers.ollama import OllamaModel
 from rune_lsp.providers.openai import OpenAIModel
+from rune_lsp.providers.transport import HttpProvider
 from rune_lsp.settings import Settings
 
 __all__ = ["ClosableModel", "OllamaModel", "OpenAIModel", "make_model"]
@@ -24,8 +25,10 @@ class ClosableModel(Model, Protocol):
     async def aclose(self) -> None: ...
 
 
-def make_model(settings: Settings, *, client: httpx.AsyncClient | None = None) -> ClosableModel:
+def make_model(
+    settings: Settings, *, client: httpx.AsyncClient | None = None, stream: bool = True
+) -> HttpProvider:
     """The provider for `settings.provider`; a given `client` is borrowed, never closed."""
     if settings.provider == "ollama":
-        return OllamaModel(settings, client=client)
-    return OpenAIModel(settings, client=client)
+        return OllamaModel(settings, client=client, stream=stream)
+    return OpenAIModel(settings, client=client, stream=stream)

@@ -40,7 +40,9 @@ class OllamaModel(HttpProvider):
                 await self._stream_chat(body, builder, bool(tools), on_delta)
             else:
                 data = await self._request_json("POST", "/api/chat", body, sent_tools=bool(tools))
-                visible = builder.feed(self._checked(self._validate(data)))
+                visible = builder.feed(
+                    self._checked(self._parsed(wire.ChatChunk.model_validate, data))
+                )
                 if visible and on_delta is not None:
                     on_delta(visible)
         if not builder.done:
@@ -58,11 +60,7 @@ class OllamaModel(HttpProvider):
             async for line in response.aiter_lines():
                 if not line.strip():
                     continue
-                try:
-                    chunk = wire.parse_chunk(line)
-                except ValueError:
-                    raise self.endpoint.invalid_response(line[:80]) from None
-                visible = builder.feed(self._checked(chunk))
+                visible = builder.feed(self._checked(self._parsed(wire.parse_chunk, line)))
                 if visible and on_delta is not None:
                     on_delta(visible)
 
@@ -76,12 +74,6 @@ class OllamaModel(HttpProvider):
         trained = discovered.context_length
         return min(wanted, trained) if trained else wanted
 
-    def _validate(self, data: Any) -> wire.ChatChunk:
-        try:
-            return wire.ChatChunk.model_validate(data)
-        except ValueError:
-            raise self.endpoint.invalid_response(str(data)[:80]) from None
-
     def _checked(self, chunk: wire.ChatChunk) -> wire.ChatChunk:
         if chunk.error:
             raise self.endpoint.answer_failed(chunk.error)
@@ -90,21 +82,10 @@ class OllamaModel(HttpProvider):
     async def _discover(self) -> tuple[ModelCapabilities, bool]:
         async with self._call():
             data = await self._request_json("POST", "/api/show", {"model": self.model})
-        try:
-            return wire.parse_show(data), True
-        except ValueError:
-            raise self.endpoint.invalid_response(str(data)[:80]) from None
+        return self._parsed(wire.parse_show, data), True
 
     async def list_models(self) -> tuple[str, ...]:
-        async with self._call():
-            data = await self._request_json("GET", "/api/tags")
-        try:
-            return wire.parse_tags(data)
-        except ValueError:
-            raise self.endpoint.invalid_response(str(data)[:80]) from None
-
-    def _server_message(self, body: str) -> str:
-        return wire.error_message(body)
+        return self._parsed(wire.parse_tags, await self._get_json("/api/tags"))
 
     def _is_missing_model(self, status: int, message: str) -> bool:
         return status == 404 and bool(_MISSING_MODEL.search(message))

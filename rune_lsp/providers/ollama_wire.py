@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from rune_lsp.loop.state import (
     Message,
@@ -21,7 +21,7 @@ from rune_lsp.loop.state import (
     ToolSpec,
     Usage,
 )
-from rune_lsp.providers.openai_wire import wire_tool  # Ollama takes the same function-tool shape
+from rune_lsp.providers.openai_wire import _Lenient, wire_tool  # Ollama's tools: the same shape
 from rune_lsp.providers.thinking import InlineThinkingSplitter
 
 # --- requests -----------------------------------------------------------------------------------
@@ -64,10 +64,6 @@ def wire_message(message: Message) -> dict[str, Any]:
 
 
 # --- answers ------------------------------------------------------------------------------------
-
-
-class _Lenient(BaseModel):
-    model_config = ConfigDict(extra="ignore")
 
 
 class _Function(_Lenient):
@@ -195,14 +191,3 @@ class _Tags(_Lenient):
 def parse_tags(data: Any) -> tuple[str, ...]:
     """Installed model names from `/api/tags`; raises ValueError for another shape."""
     return tuple(entry.name for entry in _Tags.model_validate(data).models)
-
-
-def error_message(body: str) -> str:
-    """Ollama's errors are `{"error": "..."}`; anything else is quoted as it came."""
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return body.strip()
-    if isinstance(data, dict) and isinstance(data.get("error"), str):
-        return str(data["error"])
-    return body.strip()

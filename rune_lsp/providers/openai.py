@@ -3,6 +3,7 @@ default, and `{baseUrl}/models` for the served models and their context size."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -54,7 +55,7 @@ class OpenAIModel(HttpProvider):
             if _is_plain_json(response):
                 # A server that ignores `stream: true` answers with one completion.
                 await response.aread()
-                turn = self._completion_turn(self._parse_json(response.text))
+                turn = self._completion_turn(self._parsed(json.loads, response.text))
                 if turn.text and on_delta is not None:
                     on_delta(turn.text)
                 return turn
@@ -76,10 +77,7 @@ class OpenAIModel(HttpProvider):
         if data.strip() == wire.DONE:
             builder.saw_done = True
             return
-        try:
-            chunk = wire.parse_chunk(data)
-        except ValueError:
-            raise self.endpoint.invalid_response(data[:80]) from None
+        chunk = self._parsed(wire.parse_chunk, data)
         if chunk.error_message is not None:
             raise self.endpoint.answer_failed(chunk.error_message)
         visible = builder.feed(chunk)
@@ -87,16 +85,11 @@ class OpenAIModel(HttpProvider):
             on_delta(visible)
 
     def _completion_turn(self, data: Any) -> ModelTurn:
-        try:
-            chunk = wire.Chunk.model_validate(data)
-        except ValueError:
-            raise self.endpoint.invalid_response(str(data)[:80]) from None
+        chunk = self._parsed(wire.Chunk.model_validate, data)
         if chunk.error_message is not None:
             raise self.endpoint.answer_failed(chunk.error_message)
-        try:
-            return wire.completion_turn(chunk)
-        except ValueError:
-            raise self.endpoint.invalid_response(str(data)[:80]) from None
+        # A completion without choices is quoted as the server sent it, not as parsed.
+        return self._parsed(lambda _: wire.completion_turn(chunk), data)
 
     async def _discover(self) -> tuple[ModelCapabilities, bool]:
         # Native tools are assumed until the server refuses them; `/models` only adds the
@@ -115,15 +108,7 @@ class OpenAIModel(HttpProvider):
         return tuple(entry.id for entry in await self._model_entries())
 
     async def _model_entries(self) -> tuple[wire.ModelEntry, ...]:
-        async with self._call():
-            data = await self._request_json("GET", "/models")
-        try:
-            return wire.parse_models(data)
-        except ValueError:
-            raise self.endpoint.invalid_response(str(data)[:80]) from None
-
-    def _server_message(self, body: str) -> str:
-        return wire.error_message(body)
+        return self._parsed(wire.parse_models, await self._get_json("/models"))
 
     def _is_missing_model(self, status: int, message: str) -> bool:
         return status in (400, 404) and bool(_MISSING_MODEL.search(message))

@@ -271,21 +271,3 @@ class _ModelList(_Lenient):
 def parse_models(data: Any) -> tuple[ModelEntry, ...]:
     """Entries of `/models`; raises ValueError for another shape."""
     return tuple(_ModelList.model_validate(data).data)
-
-
-def error_message(body: str) -> str:
-    """The message out of `{"error": {"message"}}`, `{"error": "..."}`, `{"message"}`
-    (vLLM) or `{"detail"}` (FastAPI); other bodies are quoted as they came."""
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return body.strip()
-    if not isinstance(data, dict):
-        return body.strip()
-    error = data.get("error")
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return str(error["message"])
-    for value in (error, data.get("message"), data.get("detail")):
-        if isinstance(value, str) and value:
-            return value
-    return body.strip()

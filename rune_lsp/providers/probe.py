@@ -13,13 +13,12 @@ import httpx
 
 from rune_lsp.loop.ports import ModelError
 from rune_lsp.loop.state import Message
+from rune_lsp.providers import make_model
 from rune_lsp.providers.errors import (
     ModelNotFoundError,
     ProviderTimeoutError,
     ProviderUnreachableError,
 )
-from rune_lsp.providers.ollama import OllamaModel
-from rune_lsp.providers.openai import OpenAIModel
 from rune_lsp.providers.transport import HttpProvider
 from rune_lsp.settings import ProviderName, Settings
 
@@ -35,7 +34,6 @@ class ProbeReport:
     model: str
     reachable: bool = False
     model_present: bool = False
-    available_models: tuple[str, ...] = ()
     native_tools: bool | None = None
     thinking: bool | None = None
     context_length: int | None = None
@@ -49,11 +47,7 @@ class ProbeReport:
 
 
 async def probe(settings: Settings, *, client: httpx.AsyncClient | None = None) -> ProbeReport:
-    provider: HttpProvider
-    if settings.provider == "ollama":
-        provider = OllamaModel(settings, client=client)
-    else:
-        provider = OpenAIModel(settings, client=client)
+    provider = make_model(settings, client=client)
     try:
         return await _Probe(provider).run()
     finally:
@@ -102,7 +96,7 @@ class _Probe:
             self._update(reachable=True)
             self._note(f"The list of models could not be read: {exc}")
             return None
-        self._update(reachable=True, available_models=available)
+        self._update(reachable=True)
         return available
 
     def _not_running(self) -> str:

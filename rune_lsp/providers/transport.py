@@ -1,7 +1,7 @@
 """What both wire formats share: the HTTP client, deadlines, error translation, capability cache.
 
 A provider subclass supplies only what differs between servers: how to discover capabilities,
-how to list models, and how to read an error body.
+how to list models, and how it words a missing model.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
@@ -32,6 +32,9 @@ _NO_ANSWER = "Server disconnected without sending a response"
 _REFUSAL_WORDING = re.compile(
     r"not support|unsupported|requires|not enabled|not available|not allowed|--jinja", re.I
 )
+
+_In = TypeVar("_In")
+_Out = TypeVar("_Out")
 
 
 @dataclass(frozen=True)
@@ -139,14 +142,10 @@ class HttpProvider(ABC):
     # --- errors -----------------------------------------------------------------------------
 
     @abstractmethod
-    def _server_message(self, body: str) -> str:
-        """The server's own error sentence out of an error body in its wire shape."""
-
-    @abstractmethod
     def _is_missing_model(self, status: int, message: str) -> bool: ...
 
     async def _status_error(self, reply: ErrorReply, *, sent_tools: bool) -> ModelError:
-        message = self._server_message(reply.text)
+        message = server_message(reply.text)
         if sent_tools and reply.status in (400, 422) and _refuses_tools(message):
             return self._tools_refused(message)
         if self._is_missing_model(reply.status, message):
@@ -209,7 +208,12 @@ class HttpProvider(ABC):
         response = await self._send(method, path, body, stream=False)
         if response.is_error:
             raise await self._status_error(_error_reply(response), sent_tools=sent_tools)
-        return self._parse_json(response.text)
+        return self._parsed(json.loads, response.text)
+
+    async def _get_json(self, path: str) -> Any:
+        """A GET whose answer is one JSON document, as a whole provider call."""
+        async with self._call():
+            return await self._request_json("GET", path)
 
     async def _send(
         self, method: str, path: str, body: dict[str, Any] | None, *, stream: bool
@@ -233,11 +237,32 @@ class HttpProvider(ABC):
                 raise
         return await client.send(request, stream=stream)
 
-    def _parse_json(self, text: str) -> Any:
+    def _parsed(self, parse: Callable[[_In], _Out], data: _In) -> _Out:
+        """`parse(data)`, its ValueError (pydantic's ValidationError is one) turned into the
+        endpoint's invalid-response error quoting the start of what the server sent."""
         try:
-            return json.loads(text)
+            return parse(data)
         except ValueError:
-            raise self.endpoint.invalid_response(text[:80]) from None
+            raise self.endpoint.invalid_response(str(data)[:80]) from None
+
+
+def server_message(body: str) -> str:
+    """The message out of an error body: `{"error": {"message"}}`, `{"error": "..."}`
+    (Ollama, llama.cpp), `{"message"}` (vLLM) or `{"detail"}` (FastAPI); other bodies are
+    quoted as they came."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return body.strip()
+    if not isinstance(data, dict):
+        return body.strip()
+    error = data.get("error")
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return str(error["message"])
+    for value in (error, data.get("message"), data.get("detail")):
+        if isinstance(value, str) and value:
+            return value
+    return body.strip()
 
 
 def _refuses_tools(message: str) -> bool:

@@ -8,7 +8,7 @@ import pytest
 
 from rune_lsp.__main__ import build_parser
 from rune_lsp.cli.errors import UsageError
-from rune_lsp.cli.options import SETTING_FLAGS, settings_from
+from rune_lsp.cli.options import setting_flags, settings_from
 from rune_lsp.settings import Settings
 
 
@@ -44,7 +44,7 @@ def test_flags_keep_environment_values_they_do_not_name() -> None:
 
 
 def test_every_setting_but_the_api_key_has_a_flag() -> None:
-    flagged = {flag.field for flag in SETTING_FLAGS}
+    flagged = {flag.field for flag in setting_flags()}
     assert flagged == set(Settings.model_fields) - {"api_key"}
     with pytest.raises(SystemExit):
         build_parser().parse_args(["check", "--api-key", "sk-visible-in-ps"])

@@ -202,11 +202,6 @@ class ModelDouble:
                 lambda: sum(r.is_chat for r in self._requests) >= count, timeout=timeout
             )
 
-    @property
-    def disconnects(self) -> list[Disconnect]:
-        with self._changed:
-            return list(self._disconnects)
-
     def wait_for_disconnect(self, timeout: float) -> Disconnect | None:
         """The first time a client left mid-answer, waiting up to `timeout` seconds for it."""
         with self._changed:

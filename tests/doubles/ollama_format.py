@@ -8,6 +8,7 @@ tool calls whole in one chunk with object arguments, a final `done: true` chunk 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from tests.doubles.answers import Answer, json_answer, words
@@ -93,24 +94,14 @@ def chat(item: Scripted, *, model: str, stream: bool, think: bool) -> Answer:
             return tools_rejected(model)
         case CutStream(after_chunks=after, reply=reply):
             whole = _reply(reply, model=model, stream=stream, think=think)
-            return Answer(
-                body=whole.body,
-                chunks=whole.chunks,
-                cut_after=after,
-                content_type=whole.content_type,
-            )
+            return replace(whole, cut_after=after)
         case InvalidJson(body=body):
             if stream:
                 return Answer(content_type="application/x-ndjson", chunks=(body.encode() + b"\n",))
             return Answer(body=body.encode())
         case Hang(after_chunks=after, reply=reply):
             whole = _reply(reply, model=model, stream=stream, think=think)
-            return Answer(
-                body=whole.body,
-                chunks=whole.chunks,
-                hang_after=after,
-                content_type=whole.content_type,
-            )
+            return replace(whole, hang_after=after)
         case FailMidStream(message=message, after_chunks=after, reply=reply):
             if not stream:
                 return error(500, message)

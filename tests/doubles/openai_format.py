@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from dataclasses import replace
 from typing import Any
 
 from tests.doubles.answers import Answer, arguments_json, json_answer, words
@@ -98,12 +99,7 @@ def chat(item: Scripted, *, model: str, stream: bool, include_usage: bool) -> An
             return tools_rejected()
         case CutStream(after_chunks=after, reply=reply):
             whole = _reply(reply, model=model, stream=stream, include_usage=include_usage)
-            return Answer(
-                body=whole.body,
-                chunks=whole.chunks,
-                cut_after=after,
-                content_type=whole.content_type,
-            )
+            return replace(whole, cut_after=after)
         case InvalidJson(body=body):
             if stream:
                 return Answer(
@@ -112,12 +108,7 @@ def chat(item: Scripted, *, model: str, stream: bool, include_usage: bool) -> An
             return Answer(body=body.encode())
         case Hang(after_chunks=after, reply=reply):
             whole = _reply(reply, model=model, stream=stream, include_usage=include_usage)
-            return Answer(
-                body=whole.body,
-                chunks=whole.chunks,
-                hang_after=after,
-                content_type=whole.content_type,
-            )
+            return replace(whole, hang_after=after)
         case FailMidStream(message=message, after_chunks=after, reply=reply):
             if not stream:
                 return error(500, message)

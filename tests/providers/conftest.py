@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import AsyncIterator, Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-# `tests.doubles` lives beside the package; make the repository root importable even when
-# pytest runs without the project's `pythonpath` setting.
-_ROOT = str(Path(__file__).resolve().parents[2])
-if _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
-
-from rune_lsp.providers.ollama import OllamaModel  # noqa: E402
-from rune_lsp.providers.openai import OpenAIModel  # noqa: E402
-from rune_lsp.providers.transport import HttpProvider  # noqa: E402
-from rune_lsp.settings import Settings  # noqa: E402
-from tests.doubles.model_double import ModelDouble  # noqa: E402
+from rune_lsp.providers import make_model
+from rune_lsp.providers.transport import HttpProvider
+from rune_lsp.settings import Settings
+from tests.doubles.model_double import ModelDouble
 
 Connect = Callable[..., HttpProvider]
 
@@ -48,12 +39,7 @@ async def connect(double: ModelDouble) -> AsyncIterator[Connect]:
             "model": "qwen3:14b",
             **overrides,
         }
-        settings = Settings(**values)
-        model: HttpProvider = (
-            OllamaModel(settings, stream=stream)
-            if provider == "ollama"
-            else OpenAIModel(settings, stream=stream)
-        )
+        model = make_model(Settings(**values), stream=stream)
         made.append(model)
         return model
 

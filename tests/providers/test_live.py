@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from rune_lsp.loop.state import Message, ModelTurn, ToolSpec
-from rune_lsp.providers.ollama import OllamaModel
+from rune_lsp.providers import make_model
 from rune_lsp.providers.openai import OpenAIModel
 from rune_lsp.providers.transport import HttpProvider
 from rune_lsp.settings import Settings
@@ -59,7 +59,7 @@ async def live(request: pytest.FixtureRequest) -> AsyncIterator[HttpProvider]:
         api_key=os.environ.get("RUNE_API_KEY"),
         request_timeout=600,
     )
-    model = OllamaModel(settings) if provider == "ollama" else OpenAIModel(settings)
+    model = make_model(settings)
     yield model
     await model.aclose()
 

@@ -13,9 +13,7 @@ import httpx
 import pytest
 
 from rune_lsp.loop.state import Message, ModelCapabilities, ModelTurn, RawToolCall, Usage
-from rune_lsp.providers import ollama_wire, openai_wire
-from rune_lsp.providers.ollama import OllamaModel
-from rune_lsp.providers.openai import OpenAIModel
+from rune_lsp.providers import make_model, ollama_wire, openai_wire
 from rune_lsp.settings import ProviderName, Settings
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -39,11 +37,7 @@ async def _replay(
     settings = Settings(provider=provider, model="qwen3:14b")
     deltas: list[str] = []
     async with httpx.AsyncClient(transport=_transport(chat_file, content_type)) as client:
-        model = (
-            OllamaModel(settings, client=client)
-            if provider == "ollama"
-            else OpenAIModel(settings, client=client)
-        )
+        model = make_model(settings, client=client)
         turn = await model.chat(ASK, [], on_delta=deltas.append)
     return turn, "".join(deltas)
 

@@ -10,7 +10,7 @@ import pytest
 from rune_lsp.loop.state import Message, RawToolCall
 from rune_lsp.providers import ollama_wire, openai_wire
 from rune_lsp.providers.endpoint import Endpoint
-from rune_lsp.providers.transport import _refuses_tools, _retry_after
+from rune_lsp.providers.transport import _refuses_tools, _retry_after, server_message
 
 
 def _openai_turn(*chunks: dict[str, object]) -> openai_wire.TurnBuilder:
@@ -74,7 +74,7 @@ def test_completion_without_choices_is_rejected() -> None:
     ],
 )
 def test_openai_error_bodies(body: str, message: str) -> None:
-    assert openai_wire.error_message(body).startswith(message)
+    assert server_message(body).startswith(message)
 
 
 def test_openai_chunk_error_is_read_in_both_shapes() -> None:
@@ -90,7 +90,7 @@ def test_openai_chunk_error_is_read_in_both_shapes() -> None:
     ],
 )
 def test_ollama_error_bodies(body: str, message: str) -> None:
-    assert ollama_wire.error_message(body) == message
+    assert server_message(body) == message
 
 
 def test_ollama_tool_result_without_a_name_has_no_tool_name() -> None:

@@ -23,7 +23,7 @@ from rune_lsp.loop.normalize import IdAllocator, normalize_calls
 from rune_lsp.loop.ports import ModelError
 from rune_lsp.loop.state import Message, ModelTurn, Usage
 from rune_lsp.providers.openai import OpenAIModel
-from rune_lsp.providers.openai_wire import error_message
+from rune_lsp.providers.transport import server_message
 from rune_lsp.settings import Settings
 from rune_lsp.tools.catalog import TOOLS
 from tests.live.llama import MODEL_ALIAS
@@ -154,7 +154,7 @@ async def test_a_refused_request_is_a_typed_error_quoting_the_server() -> None:
             await provider(client, recording).chat(ASK, [])
 
     assert recording.status >= 400
-    assert error_message(recording.body().decode("utf-8")) in str(raised.value)
+    assert server_message(recording.body().decode("utf-8")) in str(raised.value)
 
 
 async def test_the_model_list_gives_the_trained_context() -> None:
