@@ -13,7 +13,6 @@ from rune_lsp.review.mode_b import (
     REJECT_EDIT,
     SHOW_DIFF,
     pending_diagnostic,
-    pending_edit_id,
     review_code_actions,
 )
 from rune_lsp.review.positions import TextEnd, encoded_length, hunk_range, resolve_encoding
@@ -46,7 +45,6 @@ __all__ = [
     "hunk_range",
     "merge_texts",
     "pending_diagnostic",
-    "pending_edit_id",
     "reconcile",
     "resolve_encoding",
     "review_code_actions",

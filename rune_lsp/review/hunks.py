@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rune_lsp.review.errors import HunkMismatchError
-from rune_lsp.review.lines import Text, line_count, split_lines
+from rune_lsp.review.lines import Text, line_count
 from rune_lsp.review.scan import changed_spans
 
 
@@ -33,10 +33,6 @@ class Hunk:
     def number(self) -> int:
         """1-based, for people and models."""
         return self.index + 1
-
-    @property
-    def new_lines(self) -> list[str]:
-        return split_lines(self.new_text)
 
 
 def compute_hunks(old_text: str, new_text: str) -> tuple[Hunk, ...]:

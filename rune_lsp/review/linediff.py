@@ -83,8 +83,8 @@ def _common_tail(a: Sequence[str], b: Sequence[str]) -> int:
 
 def _unique_anchors(a: Sequence[str], b: Sequence[str]) -> tuple[list[int], list[int]] | None:
     """Positions (in a, in b) of lines unique on both sides, kept as a common subsequence."""
-    once_a = _occurring_once(a)
-    common = once_a.intersection(_occurring_once(b))
+    once_a = occurring_once(a)
+    common = once_a.intersection(occurring_once(b))
     if not common:
         return None
     in_a = list(compress(range(len(a)), map(common.__contains__, a)))
@@ -98,7 +98,8 @@ def _unique_anchors(a: Sequence[str], b: Sequence[str]) -> tuple[list[int], list
     return in_a, in_b
 
 
-def _occurring_once(lines: Sequence[str]) -> set[str]:
+def occurring_once(lines: Sequence[str]) -> set[str]:
+    """The lines that occur exactly once in `lines`."""
     counts = Counter(lines)
     return set(compress(counts, map(operator.eq, counts.values(), repeat(1))))
 

@@ -23,7 +23,7 @@ from lsprotocol.types import (
 from rune_lsp.loop.state import PreparedEdit
 from rune_lsp.review.hunks import Hunk
 from rune_lsp.review.lines import split_lines, strip_terminator
-from rune_lsp.review.positions import Encoding, encoded_length
+from rune_lsp.review.positions import FILE_START, Encoding, encoded_length
 
 SOURCE = "rune"
 ACCEPT_EDIT = "rune.acceptEdit"
@@ -46,7 +46,7 @@ def pending_diagnostic(
     the start of whatever document it is published on.
     """
     creates = edit.old_text is None if new_file is None else new_file
-    where = _FILE_START if creates else _affected_range(edit.old_text or "", hunks, encoding)
+    where = FILE_START if creates else _affected_range(edit.old_text or "", hunks, encoding)
     return Diagnostic(
         range=where,
         message=_message(edit, len(hunks), creates),
@@ -73,20 +73,6 @@ def review_code_actions(edit_id: str, diagnostic: Diagnostic) -> list[CodeAction
             ("Show diff", SHOW_DIFF),
         )
     ]
-
-
-def pending_edit_id(diagnostic: Diagnostic) -> str | None:
-    """The editId a diagnostic carries if it is one of ours (as it comes back from a client)."""
-    if diagnostic.source != SOURCE:
-        return None
-    data = diagnostic.data
-    edit_id = data.get("editId") if isinstance(data, dict) else None
-    if isinstance(edit_id, str) and edit_id:
-        return edit_id
-    return diagnostic.code if isinstance(diagnostic.code, str) and diagnostic.code else None
-
-
-_FILE_START = Range(start=Position(line=0, character=0), end=Position(line=0, character=0))
 
 
 def _message(edit: PreparedEdit, hunk_count: int, creates: bool) -> str:
@@ -121,7 +107,7 @@ def _affected_range(old_text: str, hunks: Sequence[Hunk], encoding: Encoding | N
     """
     lines = split_lines(old_text)
     if not hunks or not lines:
-        return _FILE_START
+        return FILE_START
     last_line = len(lines) - 1
     first = min(hunks[0].old_start, last_line)
     final = hunks[-1]

@@ -18,6 +18,9 @@ from rune_lsp.review.lines import Text
 
 Encoding = PositionEncodingKind | str
 
+#: The empty range at a document's start: where a new file's text goes and its diagnostic sits.
+FILE_START = Range(start=Position(line=0, character=0), end=Position(line=0, character=0))
+
 
 def resolve_encoding(encoding: Encoding | None) -> PositionEncodingKind:
     """The encoding as lsprotocol's enum; None means the protocol default, UTF-16."""

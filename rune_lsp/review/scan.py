@@ -11,11 +11,10 @@ visibly line up again, or until it covers everything left.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from itertools import accumulate
 
-from rune_lsp.review.linediff import Block, matching_blocks
+from rune_lsp.review.linediff import Block, matching_blocks, occurring_once
 from rune_lsp.review.lines import Text, split_lines
 
 #: (old start, old stop, new start, new stop): a changed region, in characters, whole lines.
@@ -234,15 +233,10 @@ def _sync_block(blocks: Sequence[Block], old: Sequence[str], new: Sequence[str])
         if not reaches_edge or size < _EDGE_RUN:
             continue
         if once is None:
-            once = _unique_both(old, new)
+            once = occurring_once(old) & occurring_once(new)
         if any(line in once for line in old[i : i + size]):
             return k
     return None
-
-
-def _unique_both(old: Sequence[str], new: Sequence[str]) -> set[str]:
-    old_counts, new_counts = Counter(old), Counter(new)
-    return {line for line, n in old_counts.items() if n == 1 and new_counts.get(line) == 1}
 
 
 def _gaps(blocks: Sequence[Block], limit: tuple[int, int]) -> list[tuple[int, int, int, int]]:

@@ -18,7 +18,6 @@ from lsprotocol.types import (
     CreateFile,
     CreateFileOptions,
     OptionalVersionedTextDocumentIdentifier,
-    Position,
     Range,
     TextDocumentEdit,
     TextEdit,
@@ -27,9 +26,7 @@ from lsprotocol.types import (
 
 from rune_lsp.loop.state import PreparedEdit
 from rune_lsp.review.hunks import Hunk, check_hunks, compute_hunks
-from rune_lsp.review.positions import Encoding, TextEnd, hunk_range
-
-_FILE_START = Range(start=Position(line=0, character=0), end=Position(line=0, character=0))
+from rune_lsp.review.positions import FILE_START, Encoding, TextEnd, hunk_range
 
 
 def edit_label(edit: PreparedEdit, display_path: str) -> str:
@@ -58,17 +55,7 @@ def build_annotated_edit(
     passed when already computed, and must then come from this edit's texts.
     """
     key = annotation_id(edit)
-    changes: list[TextDocumentEdit | CreateFile] = []
-    if edit.old_text is None:
-        changes.append(_create(uri, key))
-    ranges = _ranges(edit, encoding, hunks)
-    if ranges:
-        document = _document(uri, version if edit.old_text is not None else None)
-        text_edits: list[TextEdit | AnnotatedTextEdit] = [
-            AnnotatedTextEdit(annotation_id=key, range=where, new_text=text)
-            for where, text in ranges
-        ]
-        changes.append(TextDocumentEdit(text_document=document, edits=text_edits))
+    changes = _changes(edit, uri, version, encoding, hunks, key)
     annotation = ChangeAnnotation(
         label=label, needs_confirmation=True, description=description or None
     )
@@ -84,17 +71,32 @@ def build_plain_edit(
     hunks: Sequence[Hunk] | None = None,
 ) -> WorkspaceEdit:
     """Mode B, after the user accepted: the same hunks as plain `TextEdit`s."""
+    return WorkspaceEdit(document_changes=_changes(edit, uri, version, encoding, hunks, None))
+
+
+def _changes(
+    edit: PreparedEdit,
+    uri: str,
+    version: int | None,
+    encoding: Encoding | None,
+    hunks: Sequence[Hunk] | None,
+    key: str | None,
+) -> list[TextDocumentEdit | CreateFile]:
+    """The document changes of either mode: annotated under `key` when one is given."""
     changes: list[TextDocumentEdit | CreateFile] = []
     if edit.old_text is None:
-        changes.append(_create(uri, None))
+        changes.append(_create(uri, key))
     ranges = _ranges(edit, encoding, hunks)
     if ranges:
         document = _document(uri, version if edit.old_text is not None else None)
         text_edits: list[TextEdit | AnnotatedTextEdit] = [
-            TextEdit(range=where, new_text=text) for where, text in ranges
+            TextEdit(range=where, new_text=text)
+            if key is None
+            else AnnotatedTextEdit(annotation_id=key, range=where, new_text=text)
+            for where, text in ranges
         ]
         changes.append(TextDocumentEdit(text_document=document, edits=text_edits))
-    return WorkspaceEdit(document_changes=changes)
+    return changes
 
 
 def _ranges(
@@ -102,7 +104,7 @@ def _ranges(
 ) -> list[tuple[Range, str]]:
     """(range, replacement) per hunk; a new file is one insertion of its whole content."""
     if edit.old_text is None:
-        return [(_FILE_START, edit.new_text)] if edit.new_text else []
+        return [(FILE_START, edit.new_text)] if edit.new_text else []
     if hunks is None:
         hunks = compute_hunks(edit.old_text, edit.new_text)
     else:

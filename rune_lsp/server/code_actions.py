@@ -25,7 +25,9 @@ def register(server: RuneServer, services: Services) -> None:
     )
     def code_actions(ls: RuneServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
-        actions = services.desk.code_actions(uri, params.range)
+        # No desk yet means no open review; building one would import the review machinery.
+        desk = services.built_desk
+        actions = [] if desk is None else desk.code_actions(uri, params.range)
         actions.append(fix_this_action(uri, params.range, params.context.diagnostics))
         return requested(actions, params.context.only)
 

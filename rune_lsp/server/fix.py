@@ -43,7 +43,7 @@ def register(server: RuneServer, services: Services) -> None:
         root = runs.root_for(path)
         display = display_path(path, root)
         task = request.task(display, text)
-        return wire(await runs.fix(task, request.uri, ls.protocol.msg_id))
+        return wire(await runs.fix(task, path, ls.protocol.msg_id))
 
     @server.command(CANCEL)
     def cancel(ls: RuneServer, *args: Any) -> dict[str, bool]:

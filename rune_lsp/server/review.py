@@ -43,7 +43,7 @@ from rune_lsp.review import (
     unified_diff,
 )
 from rune_lsp.server.app import RuneServer
-from rune_lsp.server.documents import LspDocuments, uri_of
+from rune_lsp.server.documents import LspDocuments
 from rune_lsp.tools.errors import DocumentError
 
 log = logging.getLogger(__name__)
@@ -144,7 +144,6 @@ class LspReviewer:
     dispatch: Dispatch
     request_timeout: float
     display_path: Callable[[str], str]
-    deciding: bool = False  # waiting for the user (or the editor) on a pending change
 
     @property
     def server(self) -> RuneServer:
@@ -155,15 +154,11 @@ class LspReviewer:
         return self.desk.documents
 
     async def decide(self, change: PreparedChange, state: RunState) -> Decision:
-        self.deciding = True
-        try:
-            if isinstance(change, PreparedCommand):
-                return await self._ask_to_run(change)
-            if self.server.annotation_support:
-                return await self._preview(change)
-            return await self._by_diagnostic(change)
-        finally:
-            self.deciding = False
+        if isinstance(change, PreparedCommand):
+            return await self._ask_to_run(change)
+        if self.server.annotation_support:
+            return await self._preview(change)
+        return await self._by_diagnostic(change)
 
     async def withdraw(self) -> None:
         self.desk.withdraw(self.run_id)
@@ -374,4 +369,4 @@ def _overlaps(a: types.Range, b: types.Range) -> bool:
     return a_start <= b_end and b_start <= a_end
 
 
-__all__ = ["CHANGE_GRACE_SECONDS", "LspReviewer", "ReviewDesk", "uri_of"]
+__all__ = ["CHANGE_GRACE_SECONDS", "LspReviewer", "ReviewDesk"]

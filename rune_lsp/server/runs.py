@@ -18,7 +18,7 @@ from lsprotocol import types
 
 from rune_lsp.loop.ports import Model
 from rune_lsp.loop.runtime import AgentLoop, LoopConfig
-from rune_lsp.loop.state import RunEvent, RunResult
+from rune_lsp.loop.state import RunResult
 from rune_lsp.loop.task import FixTask
 from rune_lsp.runner.driver import RunDriver, RunMeta
 from rune_lsp.runner.verify import ShellVerifier
@@ -48,7 +48,6 @@ class ActiveRun:
     task: asyncio.Task[RunResult]
     progress: RunProgress
     driver: RunDriver
-    reviewer: LspReviewer
     request_id: Any = None
 
 
@@ -66,10 +65,9 @@ class RunManager:
 
     # --- starting --------------------------------------------------------------------------------
 
-    async def fix(self, task: FixTask, uri: str, request_id: Any) -> RunResult:
+    async def fix(self, task: FixTask, path: Path, request_id: Any) -> RunResult:
         run_id = uuid.uuid4().hex[:12]
-        path = path_of(uri) or Path(task.path)
-        return await self._launch(run_id, str(path.resolve()), request_id, path, task.prompt())
+        return await self._launch(run_id, _doc_key(path), request_id, path, task.prompt())
 
     async def resume(self, run_id: str, request_id: Any) -> RunResult:
         record = self.pending_store.load(run_id)
@@ -77,7 +75,7 @@ class RunManager:
             raise KeyError(run_id)
         path = Path(record.document_path) if record.document_path else Path(record.document_uri)
         return await self._launch(
-            run_id, str(path.resolve()), request_id, path, record.task, resumed=record
+            run_id, _doc_key(path), request_id, path, record.task, resumed=record
         )
 
     async def _launch(
@@ -95,10 +93,10 @@ class RunManager:
             self.cancel(previous.run_id, reason="superseded")
         generation = self.registry.claim(doc_key, run_id)
         progress = RunProgress(self.server, f"rune/{run_id}", f"Rune: {path.name}")
-        driver, reviewer = self._driver(run_id, path, task, progress)
+        driver = self._driver(run_id, path, task, progress)
         coroutine = driver.resume(resumed.state) if resumed else driver.start(run_id)
         run = ActiveRun(
-            run_id, doc_key, asyncio.create_task(coroutine), progress, driver, reviewer, request_id
+            run_id, doc_key, asyncio.create_task(coroutine), progress, driver, request_id
         )
         self.active[run_id] = run
         outcome = "failed: the run ended unexpectedly"
@@ -127,9 +125,7 @@ class RunManager:
             self.registry.release(doc_key, run_id, generation)
             progress.end(outcome)
 
-    def _driver(
-        self, run_id: str, path: Path, task: str, progress: RunProgress
-    ) -> tuple[RunDriver, LspReviewer]:
+    def _driver(self, run_id: str, path: Path, task: str, progress: RunProgress) -> RunDriver:
         settings = self.server.settings
         root = self.root_for(path)
         tools = WorkspaceTools(
@@ -146,7 +142,7 @@ class RunManager:
                 repeat_warn_at=settings.repeat_warn_at,
                 repeat_block_at=settings.repeat_block_at,
             ),
-            on_event=lambda event: self._on_event(progress, event),
+            on_event=progress.report,
         )
         reviewer = LspReviewer(
             desk=self.desk,
@@ -183,10 +179,7 @@ class RunManager:
             receipt_store=self.receipt_store,
             verifier=verifier,
         )
-        return driver, reviewer
-
-    def _on_event(self, progress: RunProgress, event: RunEvent) -> None:
-        progress.report(event)
+        return driver
 
     async def _unsaved(self, paths: Sequence[str]) -> list[str]:
         """Before the check: ask a client that can save to save the touched documents, then
@@ -274,10 +267,10 @@ class RunManager:
 
     def root_for(self, path: Path) -> Path:
         resolved = path.resolve()
-        containing = [f for f in self.folders() if resolved.is_relative_to(f)]
+        folders = self.folders()
+        containing = [f for f in folders if resolved.is_relative_to(f)]
         if containing:
             return max(containing, key=lambda f: len(f.parts))
-        folders = self.folders()
         return folders[0] if folders else resolved.parent
 
     def sandbox(self, root: Path) -> Sandbox:
@@ -305,6 +298,11 @@ class RunManager:
 
     def interrupted(self) -> list[PendingRun]:
         return self.pending_store.list_interrupted(current_session=self.session)
+
+
+def _doc_key(path: Path) -> str:
+    """One key per document however its path is spelled: a document has at most one run."""
+    return str(path.resolve())
 
 
 async def _close(model: Model) -> None:

@@ -56,6 +56,7 @@ class Services:
         return runs
 
     @property
-    def built_documents(self) -> LspDocuments | None:
-        documents: LspDocuments | None = self.__dict__.get("documents")
-        return documents
+    def built_desk(self) -> ReviewDesk | None:
+        """The review desk if anything has needed it yet: no review actions to offer otherwise."""
+        desk: ReviewDesk | None = self.__dict__.get("desk")
+        return desk

@@ -139,8 +139,3 @@ def test_hunks_from_another_text_are_refused() -> None:
         apply_hunks("a\nx\nc\n", hunks)
     with pytest.raises(HunkMismatchError):
         check_hunks("a\n", hunks)
-
-
-def test_new_lines_splits_the_replacement() -> None:
-    (hunk,) = compute_hunks("a\n", "b\r\nc")
-    assert hunk.new_lines == ["b\r\n", "c"]

@@ -9,7 +9,6 @@ from rune_lsp.review import (
     SHOW_DIFF,
     compute_hunks,
     pending_diagnostic,
-    pending_edit_id,
     review_code_actions,
 )
 
@@ -128,19 +127,3 @@ def test_code_actions_serialize_with_the_edit_id() -> None:
         "arguments": [{"editId": "edit-9"}],
     }
     assert payload[0]["diagnostics"][0]["data"] == {"editId": "edit-9"}
-
-
-def test_pending_edit_id_reads_back_a_diagnostic_the_client_returned() -> None:
-    converter = get_converter()
-    sent = diagnostic_for("a\n", "b\n")
-    returned = converter.structure(converter.unstructure(sent), Diagnostic)
-    assert pending_edit_id(returned) == "edit-9"
-
-
-def test_pending_edit_id_ignores_foreign_and_malformed_diagnostics() -> None:
-    foreign = Diagnostic(range=rng(0, 0, 0, 1), message="E501", source="ruff", code="E501")
-    assert pending_edit_id(foreign) is None
-    no_data = Diagnostic(range=rng(0, 0, 0, 1), message="m", source="rune", code="edit-4", data=[1])
-    assert pending_edit_id(no_data) == "edit-4"
-    nothing = Diagnostic(range=rng(0, 0, 0, 1), message="m", source="rune", code=5, data="x")
-    assert pending_edit_id(nothing) is None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 
 from lsprotocol import types
@@ -11,16 +10,7 @@ from lsprotocol import types
 from rune_lsp.server import create_server
 from rune_lsp.server.app import RuneServer
 
-
-class Capture:
-    def __init__(self) -> None:
-        self.messages: list[dict[str, object]] = []
-
-    def write(self, data: bytes) -> None:
-        self.messages.append(json.loads(data.split(b"\r\n\r\n", 1)[1]))
-
-    def shown(self) -> list[object]:
-        return [m["params"] for m in self.messages if m.get("method") == types.WINDOW_SHOW_MESSAGE]
+from .capture import Capture
 
 
 def _receive(server: RuneServer, message: dict[str, object]) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from concurrent.futures import Future
 
 import pytest
@@ -11,15 +10,7 @@ from lsprotocol import types
 
 from rune_lsp.server.app import RuneServer
 
-
-class Capture:
-    """A pygls writer that keeps each JSON-RPC message it is given."""
-
-    def __init__(self) -> None:
-        self.messages: list[dict[str, object]] = []
-
-    def write(self, data: bytes) -> None:
-        self.messages.append(json.loads(data.split(b"\r\n\r\n", 1)[1]))
+from .capture import Capture
 
 
 def server_with_capture() -> tuple[RuneServer, Capture]:
