@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -38,6 +39,35 @@ def isolated_environ(home: Path, extra: Mapping[str, str]) -> dict[str, str]:
     env["PYTHONUNBUFFERED"] = "1"
     env.update(extra)
     return env
+
+
+def write_driver_config(
+    scratch: Path,
+    *,
+    file: Path,
+    line: int,
+    verdict: str,
+    wait_ms: int,
+    show_diff: bool,
+    **extra: object,
+) -> tuple[Path, Path]:
+    """Write the JSON a driver script reads from $EDITOR_TEST_CONFIG into `scratch`.
+
+    Returns the config's path and the path the driver writes its report to.
+    """
+    report = scratch / "report.json"
+    config = scratch / "driver.json"
+    values = {
+        "file": str(file),
+        "line": line,
+        "verdict": verdict,
+        "report": str(report),
+        "wait_ms": wait_ms,
+        "show_diff": show_diff,
+        **extra,
+    }
+    config.write_text(json.dumps(values), encoding="utf-8")
+    return config, report
 
 
 def run_editor(

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from tests.editors import scenario
-from tests.editors.editor_process import APT_LINE, EditorExit, isolated_environ, run_editor
+from tests.editors.editor_process import (
+    APT_LINE,
+    EditorExit,
+    isolated_environ,
+    run_editor,
+    write_driver_config,
+)
 from tests.editors.report import DriverReport
 from tests.editors.snippets import fenced_block, quoted, replace_once
 
@@ -88,21 +93,14 @@ def review_in_emacs(
     scratch.mkdir(parents=True, exist_ok=True)
     snippet = scratch / "rune-eglot.el"
     snippet.write_text(configured_snippet(base_url), encoding="utf-8")
-    report_path = scratch / "report.json"
-    config = scratch / "driver.json"
-    config.write_text(
-        json.dumps(
-            {
-                "file": str(file),
-                "line": scenario.BUG_LINE,
-                "verdict": verdict,
-                "report": str(report_path),
-                "wait_ms": STEP_TIMEOUT_MS,
-                "show_diff": show_diff,
-                "confirm_server_edits": confirm_server_edits,
-            }
-        ),
-        encoding="utf-8",
+    config, report_path = write_driver_config(
+        scratch,
+        file=file,
+        line=scenario.BUG_LINE,
+        verdict=verdict,
+        wait_ms=STEP_TIMEOUT_MS,
+        show_diff=show_diff,
+        confirm_server_edits=confirm_server_edits,
     )
     env = isolated_environ(scratch / "home", {"EDITOR_TEST_CONFIG": str(config)})
     # -q: no user init file, but the site start-up that puts Debian's elpa-eglot on the path.

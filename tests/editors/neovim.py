@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
@@ -10,7 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.editors import scenario
-from tests.editors.editor_process import EditorExit, isolated_environ, run_editor
+from tests.editors.editor_process import (
+    EditorExit,
+    isolated_environ,
+    run_editor,
+    write_driver_config,
+)
 from tests.editors.report import DriverReport
 from tests.editors.snippets import fenced_block, quoted, replace_once
 
@@ -91,20 +95,13 @@ def review_in_neovim(
     scratch.mkdir(parents=True, exist_ok=True)
     init = scratch / "init.lua"
     init.write_text(configured_snippet(snippet.heading, base_url), encoding="utf-8")
-    report_path = scratch / "report.json"
-    config = scratch / "driver.json"
-    config.write_text(
-        json.dumps(
-            {
-                "file": str(file),
-                "line": scenario.BUG_LINE,
-                "verdict": verdict,
-                "report": str(report_path),
-                "wait_ms": STEP_TIMEOUT_MS,
-                "show_diff": show_diff,
-            }
-        ),
-        encoding="utf-8",
+    config, report_path = write_driver_config(
+        scratch,
+        file=file,
+        line=scenario.BUG_LINE,
+        verdict=verdict,
+        wait_ms=STEP_TIMEOUT_MS,
+        show_diff=show_diff,
     )
     home = scratch / "home"
     env = isolated_environ(home, {"EDITOR_TEST_CONFIG": str(config)})

@@ -21,6 +21,11 @@ from tests.e2e.conftest import server_env
 WAIT = 10.0
 
 
+def framed(body: bytes) -> bytes:
+    """A correctly framed body (a wrong Content-Length would swallow the next frame)."""
+    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+
+
 class RawServer:
     def __init__(self, state_dir: Path) -> None:
         env = {**server_env(), "RUNE_STATE_DIR": str(state_dir)}
@@ -51,8 +56,7 @@ class RawServer:
         stdin.flush()
 
     def send(self, message: dict[str, Any]) -> None:
-        body = json.dumps(message).encode()
-        self.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        self.write(framed(json.dumps(message).encode()))
 
     def request(self, method: str, params: Any = None) -> dict[str, Any]:
         """Send a request and wait (bounded) for its response, skipping anything else."""

@@ -7,14 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.raw_client import RawServer
+from tests.faults.raw_client import RawServer, framed
 
 VALID_CANCEL = {"command": "rune.cancel", "arguments": [{"runId": "nothing-running"}]}
-
-
-def framed(body: bytes) -> bytes:
-    """A correctly framed body (a wrong Content-Length would swallow the next frame)."""
-    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
 
 
 MALFORMED = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from rune_lsp.loop.state import (
     CallRecord,
@@ -114,6 +115,22 @@ def receipt(outcome: Outcome = "completed", run_id: str = "run-1") -> Receipt:
         document="file:///ws/src/app.py",
         task="Fix add() so the tests pass",
     )
+
+
+def plain_receipt(state: RunState | None = None, **overrides: Any) -> Receipt:
+    """build_receipt of run_result() with no secrets, placeholder provider details and no
+    duration; `overrides` replace any of build_receipt's arguments, `result` included."""
+    arguments: dict[str, Any] = {
+        "result": run_result(),
+        "secrets": [],
+        "provider": "ollama",
+        "model": "m",
+        "base_url": "http://h",
+        "started_at": STARTED,
+        "ended_at": STARTED,
+        "state": state,
+    }
+    return build_receipt(**(arguments | overrides))
 
 
 def pending_run(run_id: str = "run-1", session_id: str = "session-a") -> PendingRun:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from store_samples import STARTED, run_result, run_state
+from store_samples import STARTED, plain_receipt, run_result, run_state
 
 from rune_lsp.loop.state import CallRecord, EditRecord, TurnRecord, Usage
 from rune_lsp.store.bounds import MIN_KEPT, Slot, clip, fit_budget
@@ -119,15 +119,9 @@ def test_per_field_caps_apply_below_the_total_budget() -> None:
     state = run_state()
     state.call_log[0] = state.call_log[0].model_copy(update={"digest": "d" * 50_000})
     state.diffs["edit-1"] = "+" + "y" * 50_000
-    built = build_receipt(
-        run_result().model_copy(update={"answer": "A" * 50_000}),
-        secrets=[],
-        provider="ollama",
-        model="m",
-        base_url="http://h",
-        started_at=STARTED,
-        ended_at=STARTED,
-        state=state,
+    built = plain_receipt(
+        state,
+        result=run_result().model_copy(update={"answer": "A" * 50_000}),
         check=Check(command="c", exit_code=1, stdout_tail="o" * 50_000 + "THE END"),
     )
     assert built.result.answer.startswith("A" * ANSWER_CAP)
@@ -141,15 +135,6 @@ def test_per_field_caps_apply_below_the_total_budget() -> None:
 
 
 def test_small_receipts_are_untouched() -> None:
-    built = build_receipt(
-        run_result(),
-        secrets=[],
-        provider="ollama",
-        model="m",
-        base_url="http://h",
-        started_at=STARTED,
-        ended_at=STARTED,
-        state=run_state(),
-    )
+    built = plain_receipt(run_state())
     assert built.notes == ()
     assert built.result.answer == run_result().answer
