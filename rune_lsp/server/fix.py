@@ -26,23 +26,25 @@ def register(server: RuneServer, services: Services) -> None:
     async def fix_this(ls: RuneServer, *args: Any) -> dict[str, Any]:
         from rune_lsp.server.commands import FixThisArgs, parse
         from rune_lsp.server.documents import path_of
-        from rune_lsp.tools.errors import DocumentError
-        from rune_lsp.tools.paths import display_path
+        from rune_lsp.tools.errors import AccessDenied, ToolError
 
         request = parse(FixThisArgs, FIX_THIS, args)
         path = path_of(request.uri)
         if path is None:
             raise JsonRpcInvalidParams(f"{FIX_THIS}: uri must be a file: URI, got {request.uri}")
         runs = services.runs
+        tools = runs.tools_for(path)
         try:
-            text = runs.documents.read_text(path)
-        except DocumentError as exc:
-            raise JsonRpcInvalidParams(f"{FIX_THIS}: cannot use {path}: {exc}") from None
+            # The same rules as every tool read: a file read_file may not show is not put
+            # into the prompt either.
+            text = tools.task_text(path)
+        except AccessDenied as exc:
+            return wire(runs.refused(path, str(exc)))
+        except ToolError as exc:
+            raise JsonRpcInvalidParams(f"{FIX_THIS}: {exc}") from None
         if text is None:
             raise JsonRpcInvalidParams(f"{FIX_THIS}: cannot read {path}")
-        root = runs.root_for(path)
-        display = display_path(path, root)
-        task = request.task(display, text)
+        task = request.task(tools.show(path), text)
         return wire(await runs.fix(task, path, ls.protocol.msg_id))
 
     @server.command(CANCEL)

@@ -18,12 +18,13 @@ from lsprotocol import types
 
 from rune_lsp.loop.ports import Model
 from rune_lsp.loop.runtime import AgentLoop, LoopConfig
-from rune_lsp.loop.state import RunResult
+from rune_lsp.loop.state import RunEvent, RunResult
 from rune_lsp.loop.task import FixTask
 from rune_lsp.runner.driver import RunDriver, RunMeta
 from rune_lsp.runner.verify import ShellVerifier
 from rune_lsp.server.app import RuneServer
 from rune_lsp.server.documents import LspDocuments, path_of
+from rune_lsp.server.notices import RefusalNotice
 from rune_lsp.server.progress import RunProgress
 from rune_lsp.server.review import LspReviewer, ReviewDesk
 from rune_lsp.settings import Settings
@@ -32,7 +33,7 @@ from rune_lsp.store.pending import PendingRun, PendingStore
 from rune_lsp.store.receipts import ReceiptStore
 from rune_lsp.tools.executor import WorkspaceTools
 from rune_lsp.tools.paths import display_path
-from rune_lsp.tools.sandbox import Sandbox
+from rune_lsp.tools.scope import RunScope, scope_for
 
 log = logging.getLogger(__name__)
 
@@ -127,13 +128,14 @@ class RunManager:
 
     def _driver(self, run_id: str, path: Path, task: str, progress: RunProgress) -> RunDriver:
         settings = self.server.settings
-        root = self.root_for(path)
-        tools = WorkspaceTools(
-            root,
-            self.sandbox(root),
-            self.documents,
-            command_timeout=settings.command_timeout,
-        )
+        tools = self.tools_for(path)
+        root = tools.root
+        notice = RefusalNotice(self.server)
+
+        def on_event(event: RunEvent) -> None:
+            progress.report(event)
+            notice(event)
+
         loop = AgentLoop(
             self.model(settings),
             tools,
@@ -142,7 +144,7 @@ class RunManager:
                 repeat_warn_at=settings.repeat_warn_at,
                 repeat_block_at=settings.repeat_block_at,
             ),
-            on_event=progress.report,
+            on_event=on_event,
         )
         reviewer = LspReviewer(
             desk=self.desk,
@@ -265,17 +267,30 @@ class RunManager:
             folders.append(Path(root).resolve())
         return folders
 
-    def root_for(self, path: Path) -> Path:
-        resolved = path.resolve()
-        folders = self.folders()
-        containing = [f for f in folders if resolved.is_relative_to(f)]
-        if containing:
-            return max(containing, key=lambda f: len(f.parts))
-        return folders[0] if folders else resolved.parent
+    def scope(self, path: Path) -> RunScope:
+        """Where a run on `path` works and what its tools may touch (tools/scope.py decides,
+        single-file mode included)."""
+        return scope_for(path, self.folders(), write_dirs=self.server.settings.allowed_write_dirs)
 
-    def sandbox(self, root: Path) -> Sandbox:
-        folders = self.folders() or [root]
-        return Sandbox.for_workspace(folders, write_dirs=self.server.settings.allowed_write_dirs)
+    def tools_for(self, path: Path) -> WorkspaceTools:
+        scope = self.scope(path)
+        return WorkspaceTools(
+            scope.root,
+            scope.sandbox,
+            self.documents,
+            command_timeout=self.server.settings.command_timeout,
+        )
+
+    def refused(self, path: Path, reason: str) -> RunResult:
+        """The result of a Fix this on a file the tools may not read: it ends before the model
+        is asked, so nothing of the file leaves the machine; the user is told why."""
+        RefusalNotice(self.server).tell(f"rune refused to fix {path}: {reason}")
+        return RunResult(
+            run_id=uuid.uuid4().hex[:12],
+            outcome="failed",
+            error=reason,
+            iteration_budget=self.server.settings.max_iterations,
+        )
 
     @property
     def pending_store(self) -> PendingStore:

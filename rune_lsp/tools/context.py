@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rune_lsp.loop.continuation import DEFAULT_OUTPUT_CAP
 from rune_lsp.tools.documents import DocumentSource
-from rune_lsp.tools.errors import DocumentError, ToolError
+from rune_lsp.tools.errors import AccessDenied, BlockedDocument, DocumentError, ToolError
 from rune_lsp.tools.paths import display_path
 from rune_lsp.tools.sandbox import Sandbox, validate_read_path, validate_write_path
 
@@ -39,6 +39,8 @@ class ToolContext:
         """The document's text (buffer first), None when missing; unusable text is a ToolError."""
         try:
             return self.documents.read_text(path)
+        except BlockedDocument as exc:
+            raise AccessDenied(f"Access denied: {self.show(path)}: {exc}.") from exc
         except DocumentError as exc:
             raise ToolError(f"Cannot use {self.show(path)}: {exc}.") from exc
 

@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Protocol
 
-from rune_lsp.tools.errors import BinaryFileError, DocumentError
+from rune_lsp.tools.blocked import is_blocked_inode
+from rune_lsp.tools.errors import BinaryFileError, BlockedDocument, DocumentError
 
 #: Larger files are refused rather than read: a run's memory stays bounded.
 MAX_TEXT_BYTES = 8 * 1024 * 1024
@@ -64,6 +65,13 @@ class DiskDocuments:
                     raise DocumentError("it is a directory")
                 if not stat.S_ISREG(found.st_mode):
                     raise DocumentError("it is not a regular file (a pipe or a device?)")
+                # Checked on the file actually opened: a link swapped in after the sandbox
+                # looked at the path is caught here, and so is every file a search walks.
+                if is_blocked_inode(found):
+                    raise BlockedDocument(
+                        "it is a hard link to a file in a credential store (such as ~/.ssh), "
+                        "which is never readable by tools"
+                    )
                 size = found.st_size
                 if size > self.max_bytes:
                     raise DocumentError(

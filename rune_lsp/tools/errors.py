@@ -21,3 +21,8 @@ class DocumentError(ToolError):
 
 class BinaryFileError(DocumentError):
     """The file holds NUL bytes or is not UTF-8: tools neither show nor rewrite it."""
+
+
+class BlockedDocument(DocumentError, AccessDenied):
+    """The file opened is one the rules never let tools read, reached by another name (a hard
+    link to `~/.ssh/id_rsa`): a denial where a path is asked for, skipped by a search."""

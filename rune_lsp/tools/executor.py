@@ -95,6 +95,17 @@ class WorkspaceTools:
         so the thread never touches live ones."""
         return self._context(SnapshotDocuments.of(self.documents))
 
+    def show(self, path: Path) -> str:
+        """How the tools name `path`: relative to the root when inside it."""
+        return self._context().show(path)
+
+    def task_text(self, path: Path) -> str | None:
+        """The text of the file a run is asked to fix, under the rules of every tool read
+        (`read_file`'s own check): AccessDenied when they refuse it, None when it is missing,
+        ToolError when it is not usable text."""
+        ctx = self._context()
+        return ctx.read_document(ctx.read_path(str(path)))
+
     # --- read-only tools ------------------------------------------------------------------------
 
     async def execute(self, name: str, arguments: BaseModel) -> ToolOutcome:

@@ -9,14 +9,20 @@ points outside it is outside.
 from __future__ import annotations
 
 import errno
-import functools
 import os
+import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 from urllib.parse import unquote, urlsplit
 
+from rune_lsp.tools.blocked import (
+    hard_blocked_roots,
+    hard_link_count,
+    is_blocked_inode,
+    is_env_file,
+)
 from rune_lsp.tools.errors import AccessDenied
 
 MAX_PATH_BYTES = 4096
@@ -45,17 +51,26 @@ class Sandbox:
     """Allowed roots, stored absolute and resolved (normalised on construction).
 
     Whatever may be written may also be read, so the write roots join the read roots.
+    `workspace_roots` are the folders `.env*` files may be read in (the read roots unless
+    given). `single_file` is set in single-file mode: the editor named no workspace and the
+    file's folder is no project root, so that one file is all the tools may touch.
     """
 
     read_roots: tuple[Path, ...]
     write_roots: tuple[Path, ...]
+    workspace_roots: tuple[Path, ...] | None = None
+    single_file: Path | None = None
 
     def __post_init__(self) -> None:
         # Frozen, yet normalised once here so every check compares resolved paths.
         writes = _unique(map(_absolute_root, self.write_roots))
         reads = _unique([*map(_absolute_root, self.read_roots), *writes])
+        workspace = reads if self.workspace_roots is None else self.workspace_roots
         object.__setattr__(self, "read_roots", reads)
         object.__setattr__(self, "write_roots", writes)
+        object.__setattr__(self, "workspace_roots", _unique(map(_absolute_root, workspace)))
+        if self.single_file is not None:
+            object.__setattr__(self, "single_file", _absolute_root(self.single_file))
 
     @classmethod
     def for_workspace(
@@ -82,29 +97,24 @@ class Sandbox:
         roots = tuple(anchored(f) for f in folders)
         writes = roots if write_dirs is None else tuple(anchored(d) for d in write_dirs)
         reads = roots + tuple(anchored(d) for d in extra_read_dirs)
-        return cls(read_roots=reads, write_roots=writes)
+        return cls(read_roots=reads, write_roots=writes, workspace_roots=roots)
+
+    @classmethod
+    def for_single_file(
+        cls, path: Path, *, write_dirs: Sequence[str | Path] | None = None
+    ) -> Sandbox:
+        """Single-file mode: `path` alone, plus the absolute `allowedWriteDirs` the user named
+        (relative ones hang off a workspace folder, and there is none)."""
+        extra = [Path(d).expanduser() for d in write_dirs or ()]
+        writes = (path, *(d for d in extra if d.is_absolute()))
+        return cls(read_roots=writes, write_roots=writes, workspace_roots=(), single_file=path)
 
     def roots(self, access: Access) -> tuple[Path, ...]:
         return self.write_roots if access == "write" else self.read_roots
 
-
-def hard_blocked_roots() -> tuple[Path, ...]:
-    """Never readable or writable, whatever was configured: secrets and system state."""
-    try:
-        home: Path | None = Path.home()
-    except RuntimeError:  # no HOME and no passwd entry: nothing to add
-        home = None
-    secrets = [home / ".ssh", home / ".gnupg"] if home is not None else []
-    # The home entries are resolved on every check: `~/.ssh` may become a link at any time.
-    return _unique([*_system_roots(), *secrets, *map(_real, secrets)])
-
-
-@functools.cache
-def _system_roots() -> tuple[Path, ...]:
-    """/etc, /proc, /sys, /var and what they resolve to: fixed for the life of the process."""
-    blocked = [Path("/etc"), Path("/proc"), Path("/sys"), Path("/var")]
-    # Both spellings: /var may itself be a link (macOS: /private/var).
-    return _unique([*blocked, *map(_real, blocked)])
+    @property
+    def workspace(self) -> tuple[Path, ...]:
+        return self.workspace_roots or ()
 
 
 def validate_write_path(raw: str, sandbox: Sandbox, *, base: Path) -> Path:
@@ -123,23 +133,36 @@ def validate_read_path(raw: str, sandbox: Sandbox, *, base: Path) -> Path:
 class _Denial:
     """Builds the one message shape every denial uses."""
 
-    def __init__(self, roots: tuple[Path, ...], access: Access) -> None:
+    def __init__(self, sandbox: Sandbox, access: Access) -> None:
+        roots = sandbox.roots(access)
         self.access = access
         self.shown_roots = repr([str(r) for r in roots])
-        self.hint = (
-            f"{'Write' if access == 'write' else 'Read'} inside one of those directories instead."
-        )
+        verb = "Write" if access == "write" else "Read"
+        self.hint = f"{verb} inside one of those directories instead."
+        self.single_file = sandbox.single_file
 
     def outside(self, subject: str) -> AccessDenied:
+        if self.single_file is not None:
+            return AccessDenied(
+                f"Access denied: {subject} is not the file this run works on. {self._allowed()}"
+            )
         return AccessDenied(
             f"Access denied: {subject} is outside allowed {self.access} directories: "
             f"{self.shown_roots}. {self.hint}"
         )
 
     def because(self, subject: str, reason: str) -> AccessDenied:
-        return AccessDenied(
-            f"Access denied: {subject} {reason}. Allowed {self.access} directories: "
-            f"{self.shown_roots}. {self.hint}"
+        return AccessDenied(f"Access denied: {subject} {reason}. {self._allowed()}")
+
+    def _allowed(self) -> str:
+        if self.single_file is None:
+            return f"Allowed {self.access} directories: {self.shown_roots}. {self.hint}"
+        verb = "written" if self.access == "write" else "read"
+        return (
+            f"Single-file mode: only {self.shown_roots} may be {verb}, because the editor "
+            f"opened no workspace folder and {self.single_file.parent} holds no project marker "
+            "(such as .git or pyproject.toml). Work with that file alone, or ask the user to "
+            "open the project's folder as a workspace."
         )
 
 
@@ -150,7 +173,7 @@ def _shown(raw: str) -> str:
 
 def _validate(raw: str, sandbox: Sandbox, *, base: Path, access: Access) -> Path:
     roots = sandbox.roots(access)
-    deny = _Denial(roots, access)
+    deny = _Denial(sandbox, access)
     text = _strip_file_uri(raw, deny)
     _check_shape(text, deny)
     lexical = _lexical(text, base)
@@ -163,10 +186,44 @@ def _validate(raw: str, sandbox: Sandbox, *, base: Path, access: Access) -> Path
     never = "never writable" if access == "write" else "never readable by tools"
     for blocked in hard_blocked_roots():
         if _inside(final_text, blocked) or _inside(lexical_text, blocked):
-            raise deny.because(subject, f"is inside {blocked}, which is {never}")
+            where = "is" if blocked in (final, lexical) else "is inside"
+            raise deny.because(subject, f"{where} {blocked}, which is {never}")
     if _in_git_dir(final) or _in_git_dir(lexical):
         raise deny.because(subject, f"is inside .git/, which is {never}")
+    if (is_env_file(final) or is_env_file(lexical)) and not any(
+        _inside(final_text, root) for root in sandbox.workspace
+    ):
+        raise deny.because(subject, f"is a .env file outside the workspace folders, {never}")
+    _check_links(final, subject, deny)
     return final
+
+
+def _check_links(final: Path, subject: str, deny: _Denial) -> None:
+    """Hard links: a second name of a secret is that secret, and an edit made through one
+    name changes the file under every other name too (editors write in place)."""
+    if deny.access == "read":
+        try:
+            found = os.stat(final)
+        except OSError:
+            return  # missing or unreadable: the tool itself says so
+        if is_blocked_inode(found):
+            raise deny.because(
+                subject,
+                "is a hard link to a file in a credential store (such as ~/.ssh), "
+                "which is never readable by tools",
+            )
+        return
+    links = hard_link_count(final)
+    if links > 1:
+        raise deny.because(
+            subject,
+            f"is a hard link (one file with {links} names, maybe some outside the allowed "
+            "directories), and an edit through one name changes all of them. Do not edit it; "
+            "describe the change in your answer instead, or propose run_command "
+            f"`cp -p {shlex.quote(str(final))} {shlex.quote(str(final))}.copy && mv "
+            f"{shlex.quote(str(final))}.copy {shlex.quote(str(final))}` to give it its own "
+            "copy first",
+        )
 
 
 def _inside(path: str, root: Path) -> bool:

@@ -53,6 +53,7 @@ class Launch(Protocol):
         configuration: dict[str, Any] | None = None,
         state_dir: Path | None = None,
         experimental: dict[str, Any] | None = None,
+        roots: bool = True,
     ) -> Awaitable[FakeEditor]: ...
 
 
@@ -104,6 +105,7 @@ async def launch(double: ModelDouble, workspace: Path) -> AsyncIterator[Launch]:
         configuration: dict[str, Any] | None = None,
         state_dir: Path | None = None,
         experimental: dict[str, Any] | None = None,
+        roots: bool = True,
     ) -> FakeEditor:
         env = server_env()
         if state_dir is not None:  # e.g. a second server continuing the first one's runs
@@ -121,7 +123,7 @@ async def launch(double: ModelDouble, workspace: Path) -> AsyncIterator[Launch]:
         capabilities = pytest_lsp.client_capabilities(CAPABILITIES[kind])
         if experimental is not None:
             capabilities.experimental = experimental
-        await editor.initialize(capabilities, options, configuration)
+        await editor.initialize(capabilities, options, configuration, roots=roots)
         return editor
 
     yield start

@@ -167,16 +167,21 @@ class FakeEditor:
         capabilities: types.ClientCapabilities,
         initialization_options: dict[str, Any] | None,
         configuration: dict[str, Any] | None = None,
+        *,
+        roots: bool = True,
     ) -> types.InitializeResult:
+        """`roots=False`: no rootUri and no workspaceFolders (`nvim ~/notes.md` without root
+        detection); the files still live under `self.workspace`."""
         if configuration is not None:
             self.client.set_configuration(configuration, section="rune")
         uri = self.workspace.as_uri()
+        folders = [types.WorkspaceFolder(uri=uri, name=self.workspace.name)]
         result = await asyncio.wait_for(
             self.client.initialize_session(
                 types.InitializeParams(
                     capabilities=capabilities,
-                    root_uri=uri,
-                    workspace_folders=[types.WorkspaceFolder(uri=uri, name=self.workspace.name)],
+                    root_uri=uri if roots else None,
+                    workspace_folders=folders if roots else None,
                     initialization_options=initialization_options,
                 )
             ),
