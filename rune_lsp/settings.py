@@ -70,7 +70,9 @@ class Settings(BaseModel):
         3, ge=2, description="Block the call (and end the run) on this many identical repeats."
     )
     allowed_write_dirs: tuple[str, ...] | None = Field(
-        None, description="Directories edits may land in. Default: the workspace folders."
+        None,
+        description="Directories edits may land in. Default: the workspace folders; without "
+        "any, single-file mode (below).",
     )
     check_command: str | None = Field(
         None,

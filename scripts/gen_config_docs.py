@@ -11,6 +11,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rune_lsp.settings import ENV_OVERRIDES, Settings
+from rune_lsp.tools.blocked import HOME_SECRETS
+from rune_lsp.tools.scope import PROJECT_MARKERS
 
 TARGET = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
 
@@ -34,6 +36,32 @@ that key keeps its default while the others apply.
 """
 
 
+def scope_section() -> str:
+    """Where the tools may read and write, from the lists the code itself uses."""
+    markers = ", ".join(f"`{marker}`" for marker in PROJECT_MARKERS)
+    secrets = ", ".join(f"`~/{name}`" for name in HOME_SECRETS)
+    return f"""
+## What the tools may read and write
+
+- **With workspace folders** (the editor's `workspaceFolders`, else its `rootUri`): reads cover
+  the folders and `allowedWriteDirs`; edits land only in `allowedWriteDirs` (default: the
+  folders). A file you run Fix this on outside every folder joins them, alone.
+- **Single-file mode**: when the editor sends neither, the document's own folder is used only
+  if it is a project root, that is it holds one of {markers}. The home directory and `/` never
+  count, even with a dotfiles `.git`. Otherwise the tools may read and edit that one file and
+  nothing else (plus absolute `allowedWriteDirs` entries; relative ones need a workspace), and
+  `run_command` has no folder to run in. Every refusal says so; open the project's folder as a
+  workspace to give rune the rest of it.
+- **Always refused**, in either mode: `/etc`, `/proc`, `/sys`, `/var`; the credential stores
+  {secrets}, also through a symlink or a hard link to a file in them; `.env*` files outside the
+  workspace folders; anything inside `.git/`. Edits to a file with more than one hard link are
+  refused too (an editor writes in place, so every other name of the file would change).
+- Fix this on a refused file ends at once with outcome `failed` and the reason: nothing of it
+  is sent to the model. The first refusal of each run is also shown in the editor
+  (`window/showMessage`); all of them are in the log.
+"""
+
+
 def render() -> str:
     rows = []
     for name, field in Settings.model_fields.items():
@@ -41,7 +69,7 @@ def render() -> str:
         env = f"`{ENV_OVERRIDES[name]}`" if name in ENV_OVERRIDES else ""
         default = "none" if field.default is None else f"`{field.default}`"
         rows.append(f"| `{key}` | {env} | {default} | {field.description or ''} |")
-    return HEADER + "\n".join(rows) + "\n"
+    return HEADER + "\n".join(rows) + "\n" + scope_section()
 
 
 def main() -> int:

@@ -45,8 +45,11 @@ def prepare_command(
         raise ToolError("command is empty.")
     if "\0" in args.command:
         raise ToolError("command contains a NUL byte.")
+    # The same check dispatch makes, before the user is asked: in single-file mode (or with
+    # `allowedWriteDirs` narrower than the root) there is no folder a command may run in.
+    cwd = ctx.write_path(str(ctx.root))
     return PreparedCommand(
-        edit_id=edit_id, call_id=call_id, command=args.command, cwd=str(ctx.root), reason=reason
+        edit_id=edit_id, call_id=call_id, command=args.command, cwd=str(cwd), reason=reason
     )
 
 

@@ -173,3 +173,18 @@ def test_a_hard_linked_file_is_never_writable(home: Path, tmp_path: Path) -> Non
     assert f"Access denied: {ws}/app.cfg is a hard link (one file with 2 names" in message
     assert "Do not edit it" in message and "cp -p" in message  # says what to do instead
     assert validate_read_path("app.cfg", sandbox, base=ws) == ws / "app.cfg"
+
+
+async def test_run_command_is_refused_in_single_file_mode(home: Path) -> None:
+    from rune_lsp.loop.state import ToolOutcome
+    from rune_lsp.tools.documents import DiskDocuments
+    from rune_lsp.tools.executor import WorkspaceTools
+    from rune_lsp.tools.schemas import RunCommandArgs
+
+    scope = scope_for(home / "notes.md", [])
+    tools = WorkspaceTools(scope.root, scope.sandbox, DiskDocuments())
+    outcome = await tools.prepare(
+        "run_command", RunCommandArgs(command="ls ~"), call_id="c", edit_id="e", reason=""
+    )
+    assert isinstance(outcome, ToolOutcome) and outcome.status == "denied"
+    assert "Single-file mode: only" in outcome.content
