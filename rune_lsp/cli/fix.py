@@ -21,11 +21,13 @@ from rune_lsp.cli.terminal import AnswerSource, StdinAnswers, use_color
 from rune_lsp.loop.state import RunResult
 from rune_lsp.loop.task import FixTask
 from rune_lsp.settings import Settings
+from rune_lsp.tools.scope import repository_root
 
 if TYPE_CHECKING:
     from rune_lsp.cli.interrupt import Interrupt
     from rune_lsp.loop.ports import Model
     from rune_lsp.runner.driver import RunDriver
+    from rune_lsp.tools.executor import WorkspaceTools
 
 
 @dataclass(frozen=True)
@@ -63,12 +65,26 @@ async def fix(
     # code (which brings lsprotocol) are loaded.
     from rune_lsp.cli.interrupt import Interrupt
     from rune_lsp.providers import make_model
+    from rune_lsp.tools.errors import ToolError
 
-    interrupt = Interrupt(err)
-    model = make_model(settings)
-    driver = _driver(settings, request, model, answers=answers, err=err, interrupt=interrupt)
     run_id = uuid.uuid4().hex[:12]
     shown = request.opened.relative_path
+    tools = _tools(settings, request.opened)
+    try:
+        # The same rules as every tool read: a file read_file may not show is not put into
+        # the prompt either, and the model is never asked.
+        tools.task_text(request.opened.target.path)
+    except ToolError as exc:  # AccessDenied, or the file went away since it was opened
+        err.write(f"rune-lsp fix {shown}: refused: {exc}\n")
+        return RunResult(
+            run_id=run_id,
+            outcome="failed",
+            error=str(exc),
+            iteration_budget=settings.max_iterations,
+        )
+    interrupt = Interrupt(err)
+    model = make_model(settings)
+    driver = _driver(settings, request, model, tools, answers=answers, err=err, interrupt=interrupt)
     err.write(f"rune-lsp fix {shown} · {settings.provider} {settings.model}\n")
     run = asyncio.ensure_future(driver.start(run_id))
     try:
@@ -78,10 +94,27 @@ async def fix(
         await model.aclose()
 
 
+def _tools(settings: Settings, opened: OpenedTarget) -> WorkspaceTools:
+    """The tools over the target's scope (tools/scope.py): its git repository, else its
+    folder when that is a project root, else single-file mode."""
+    from rune_lsp.tools.documents import DiskDocuments
+    from rune_lsp.tools.executor import WorkspaceTools
+    from rune_lsp.tools.scope import scope_for
+
+    path = opened.target.path
+    repository = repository_root(path)  # the same answer open_target's root came from
+    folders = [repository] if repository is not None else []
+    scope = scope_for(path, folders, write_dirs=settings.allowed_write_dirs)
+    return WorkspaceTools(
+        scope.root, scope.sandbox, DiskDocuments(), command_timeout=settings.command_timeout
+    )
+
+
 def _driver(
     settings: Settings,
     request: FixRequest,
     model: Model,
+    tools: WorkspaceTools,
     *,
     answers: AnswerSource | None,
     err: TextIO,
@@ -95,14 +128,9 @@ def _driver(
     from rune_lsp.runner.driver import RunDriver, RunMeta
     from rune_lsp.runner.verify import ShellVerifier
     from rune_lsp.store.receipts import ReceiptStore
-    from rune_lsp.tools.documents import DiskDocuments
-    from rune_lsp.tools.executor import WorkspaceTools
-    from rune_lsp.tools.sandbox import Sandbox
 
     opened = request.opened
-    root, path = opened.root, opened.target.path
-    sandbox = Sandbox.for_workspace([root], write_dirs=settings.allowed_write_dirs)
-    tools = WorkspaceTools(root, sandbox, DiskDocuments(), command_timeout=settings.command_timeout)
+    root, path = tools.root, opened.target.path
     config = LoopConfig(
         max_iterations=settings.max_iterations,
         repeat_warn_at=settings.repeat_warn_at,

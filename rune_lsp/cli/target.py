@@ -14,6 +14,7 @@ from rune_lsp.cli.errors import UsageError
 from rune_lsp.tools.documents import DiskDocuments, DocumentSource
 from rune_lsp.tools.errors import BinaryFileError, DocumentError
 from rune_lsp.tools.paths import display_path
+from rune_lsp.tools.scope import repository_root
 
 _SUFFIX = re.compile(r":(?P<start>\d+)(?:-(?P<end>\d+))?$")
 
@@ -98,11 +99,9 @@ def _fit_range(target: Target, text: str, shown: str) -> Target:
 
 
 def workspace_root(path: Path) -> Path:
-    """The nearest folder holding `.git` (the project), else the file's own folder."""
-    for folder in path.parents:
-        if (folder / ".git").exists():
-            return folder
-    return path.parent
+    """The nearest folder holding `.git` (the project; never the home directory itself), else
+    the file's own folder, which tools/scope.py may narrow to single-file mode."""
+    return repository_root(path) or path.parent
 
 
 def relative_to_root(path: str | Path, root: Path) -> str:

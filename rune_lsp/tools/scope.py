@@ -86,12 +86,27 @@ def scope_for(
 def is_project_root(folder: Path) -> bool:
     """True when `folder` holds a project marker and is neither `/` nor the home directory
     (nor above it)."""
+    return _may_be_root(folder) and any(
+        os.path.lexists(folder / marker) for marker in PROJECT_MARKERS
+    )
+
+
+def repository_root(path: Path) -> Path | None:
+    """The nearest folder above `path` holding `.git` (what a terminal run takes as its
+    workspace), looking no higher than the home directory and never taking it or `/`."""
+    for folder in Path(os.path.realpath(path)).parents:
+        if not _may_be_root(folder):
+            return None
+        if os.path.lexists(folder / ".git"):
+            return folder
+    return None
+
+
+def _may_be_root(folder: Path) -> bool:
     if folder == folder.parent:
         return False
     try:
         home = Path(os.path.realpath(Path.home()))
     except RuntimeError:
-        home = None
-    if home is not None and home.is_relative_to(folder):
-        return False
-    return any(os.path.lexists(folder / marker) for marker in PROJECT_MARKERS)
+        return True
+    return not home.is_relative_to(folder)
