@@ -47,14 +47,6 @@ MAX_SECRET_ENTRIES = 20_000
 Inode = tuple[int, int]
 
 
-def _real(path: Path) -> Path:
-    return Path(os.path.realpath(path))
-
-
-def _unique(paths: Iterable[Path]) -> tuple[Path, ...]:
-    return tuple(dict.fromkeys(paths))
-
-
 def home_secrets() -> tuple[Path, ...]:
     """The credential stores of the current HOME, as spelled there (not resolved)."""
     try:
@@ -64,19 +56,45 @@ def home_secrets() -> tuple[Path, ...]:
     return tuple(home / name for name in HOME_SECRETS)
 
 
-def hard_blocked_roots() -> tuple[Path, ...]:
-    """Never readable or writable by a tool: system state and the home credential stores."""
-    secrets = home_secrets()
-    # The home entries are resolved on every check: `~/.ssh` may become a link at any time.
-    return _unique([*_system_roots(), *secrets, *map(_real, secrets)])
+def hard_blocked_roots() -> tuple[str, ...]:
+    """Never readable or writable by a tool: system state and the home credential stores,
+    each as spelled and as resolved (strings: this runs on every check, see `_inside`)."""
+    try:
+        home = str(Path.home())
+    except RuntimeError:  # no HOME and no passwd entry: nothing to add
+        return _system_roots()
+    # Resolved on every check, since `~/.ssh` may become a link at any time; but a store none
+    # of whose parts is a link resolves to the resolved home plus its name, which spares a
+    # realpath walk per store (they tripled the cost of a check).
+    real_home = os.path.realpath(home)
+    secrets: list[str] = []
+    for name in HOME_SECRETS:
+        spelled = os.path.join(home, name)
+        secrets.append(spelled)
+        linked = _has_link(home, name)
+        secrets.append(os.path.realpath(spelled) if linked else os.path.join(real_home, name))
+    return tuple(dict.fromkeys([*_system_roots(), *secrets]))
+
+
+def _has_link(home: str, name: str) -> bool:
+    """Whether some part of `home/name` below `home` is a symlink (missing parts are not)."""
+    current = home
+    for part in name.split("/"):
+        current = os.path.join(current, part)
+        try:
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                return True
+        except OSError:  # missing (or no directory): nothing further down can be a link
+            return False
+    return False
 
 
 @functools.cache
-def _system_roots() -> tuple[Path, ...]:
+def _system_roots() -> tuple[str, ...]:
     """/etc, /proc, /sys, /var and what they resolve to: fixed for the life of the process."""
-    blocked = [Path("/etc"), Path("/proc"), Path("/sys"), Path("/var")]
+    blocked = ["/etc", "/proc", "/sys", "/var"]
     # Both spellings: /var may itself be a link (macOS: /private/var).
-    return _unique([*blocked, *map(_real, blocked)])
+    return tuple(dict.fromkeys([*blocked, *map(os.path.realpath, blocked)]))
 
 
 def is_env_file(path: Path) -> bool:

@@ -186,7 +186,7 @@ def _validate(raw: str, sandbox: Sandbox, *, base: Path, access: Access) -> Path
     never = "never writable" if access == "write" else "never readable by tools"
     for blocked in hard_blocked_roots():
         if _inside(final_text, blocked) or _inside(lexical_text, blocked):
-            where = "is" if blocked in (final, lexical) else "is inside"
+            where = "is" if blocked in (final_text, lexical_text) else "is inside"
             raise deny.because(subject, f"{where} {blocked}, which is {never}")
     if _in_git_dir(final) or _in_git_dir(lexical):
         raise deny.because(subject, f"is inside .git/, which is {never}")
@@ -226,7 +226,7 @@ def _check_links(final: Path, subject: str, deny: _Denial) -> None:
         )
 
 
-def _inside(path: str, root: Path) -> bool:
+def _inside(path: str, root: Path | str) -> bool:
     """`Path(path).is_relative_to(root)` for normalised absolute paths, without building
     Paths: this runs for every root on every tool call."""
     prefix = str(root)
