@@ -130,6 +130,12 @@ class RunManager:
         settings = self.server.settings
         tools = self.tools_for(path)
         root = tools.root
+        if tools.sandbox.single_file is not None:
+            self.server.log(
+                f"rune: no workspace folder and {root} is no project root: single-file mode, "
+                f"the tools may use {path} only",
+                types.MessageType.Info,
+            )
         notice = RefusalNotice(self.server)
 
         def on_event(event: RunEvent) -> None:
