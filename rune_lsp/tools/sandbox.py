@@ -154,6 +154,10 @@ class _Denial:
     def because(self, subject: str, reason: str) -> AccessDenied:
         return AccessDenied(f"Access denied: {subject} {reason}. {self._allowed()}")
 
+    def only(self, subject: str, reason: str) -> AccessDenied:
+        """For a path inside the allowed directories: `reason` says what to do instead."""
+        return AccessDenied(f"Access denied: {subject} {reason}.")
+
     def _allowed(self) -> str:
         if self.single_file is None:
             return f"Allowed {self.access} directories: {self.shown_roots}. {self.hint}"
@@ -215,7 +219,7 @@ def _check_links(final: Path, subject: str, deny: _Denial) -> None:
         return
     links = hard_link_count(final)
     if links > 1:
-        raise deny.because(
+        raise deny.only(
             subject,
             f"is a hard link (one file with {links} names, maybe some outside the allowed "
             "directories), and an edit through one name changes all of them. Do not edit it; "
