@@ -81,8 +81,12 @@ def normalize_call(
     name = raw.name.strip() if isinstance(raw.name, str) else ""
     arguments, argument_error = _parse_arguments(raw.arguments)
     call = ToolCall(id=call_id, name=name, arguments=arguments or {})
-    signature = call_signature(name, arguments if arguments is not None else raw.arguments)
+    # A name that is not a string keeps its own spelling here, so two different ones differ.
+    shown_name = name if isinstance(raw.name, str) else canonical_json(raw.name)
+    signature = call_signature(shown_name, arguments if arguments is not None else raw.arguments)
 
+    if not isinstance(raw.name, str) and raw.name is not None:
+        return NormalizedCall(call, signature, error=bad_name_message(raw.name, tools))
     tool = tools.get(name)
     if tool is None:
         return NormalizedCall(call, signature, error=unknown_tool_message(name, tools))
@@ -102,8 +106,19 @@ def normalize_call(
 
 
 def unknown_tool_message(name: str, tools: Mapping[str, ToolDefinition]) -> str:
-    known = ", ".join(sorted(tools)) or "(none)"
     problem = f"unknown tool '{_clip(name)}'" if name else "the tool call has no tool name"
+    return _name_problem(problem, tools)
+
+
+def bad_name_message(name: Any, tools: Mapping[str, ToolDefinition]) -> str:
+    problem = (
+        f"the tool name must be a string, got {_json_type(name)} ({_clip(canonical_json(name))})"
+    )
+    return _name_problem(problem, tools)
+
+
+def _name_problem(problem: str, tools: Mapping[str, ToolDefinition]) -> str:
+    known = ", ".join(sorted(tools)) or "(none)"
     return f"Error: {problem}. Known tools: {known}. Call one of them by its exact name."
 
 
@@ -166,6 +181,8 @@ def _json_type(value: Any) -> str:
         return "a string"
     if isinstance(value, list | tuple):
         return "an array"
+    if isinstance(value, Mapping):
+        return "an object"
     if value is None:
         return "null"
     return type(value).__name__
