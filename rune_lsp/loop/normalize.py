@@ -20,12 +20,23 @@ from rune_lsp.loop.state import RawToolCall, ToolCall
 
 #: Provider ids longer than this are replaced: they end up in every later request.
 MAX_ID_LENGTH = 64
+#: Calls one model turn may have run; the rest are paired as skipped, with the reason. Each
+#: read is a thread hop and each change a review of its own, so a turn of thousands of calls
+#: (or hundreds of write_file) would stall the server and the user; real turns need a few.
+MAX_CALLS_PER_TURN = 16
 _SHOWN_INPUT = 80
+
+
+#: Built once: `json.dumps` with these options builds a new encoder per call, which is most of
+#: its cost on the small values the loop encodes for every call.
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+)
 
 
 def canonical_json(value: Any) -> str:
     """The one spelling of a JSON value that identical calls share."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return _CANONICAL.encode(value)
 
 
 def call_signature(name: str, arguments: Any) -> str:
@@ -42,6 +53,7 @@ class NormalizedCall:
     arguments: BaseModel | None = None
     error: str | None = None
     mutating: bool = False
+    skipped: str | None = None  # not run, for this reason (past MAX_CALLS_PER_TURN)
 
 
 @dataclass
@@ -72,7 +84,28 @@ def normalize_calls(
     tools: Mapping[str, ToolDefinition],
     ids: IdAllocator,
 ) -> list[NormalizedCall]:
-    return [normalize_call(raw, tools, ids.take(raw.id)) for raw in raw_calls]
+    """Every call, the first MAX_CALLS_PER_TURN to run and the rest marked skipped."""
+    kept = [normalize_call(raw, tools, ids.take(raw.id)) for raw in raw_calls[:MAX_CALLS_PER_TURN]]
+    reason = over_cap_note(len(raw_calls))
+    return kept + [
+        _over_cap(raw, ids.take(raw.id), reason) for raw in raw_calls[MAX_CALLS_PER_TURN:]
+    ]
+
+
+def over_cap_note(count: int) -> str:
+    return (
+        f"Not run (skipped: at most {MAX_CALLS_PER_TURN} tool calls run per turn; this turn "
+        f"made {count}). Make the calls you still need in your next turn."
+    )
+
+
+def _over_cap(raw: RawToolCall, call_id: str, reason: str) -> NormalizedCall:
+    """A call paired as skipped: kept as sent, not validated (it will not run) and without a
+    signature (no guard or dedup looks at it)."""
+    name = raw.name.strip() if isinstance(raw.name, str) else ""
+    arguments, _ = _parse_arguments(raw.arguments)
+    call = ToolCall(id=call_id, name=name, arguments=arguments or {})
+    return NormalizedCall(call, "", skipped=reason)
 
 
 def normalize_call(
