@@ -17,6 +17,7 @@ import asyncio
 import os
 import shutil
 import stat
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -119,9 +120,18 @@ class WorkspaceTools:
             return await asyncio.to_thread(list_dir, self._threaded(), args)
         if isinstance(args, SearchArgs):
             ripgrep = shutil.which("rg") if self.use_ripgrep else None
-            return await asyncio.to_thread(
-                search, self._threaded(), args, ripgrep=ripgrep, timeout=self.search_timeout
-            )
+            stop = threading.Event()
+            try:
+                return await asyncio.to_thread(
+                    search,
+                    self._threaded(),
+                    args,
+                    ripgrep=ripgrep,
+                    timeout=self.search_timeout,
+                    stop=stop,
+                )
+            finally:
+                stop.set()  # a cancelled run: its search child is killed within 0.1 s
         raise ToolError(f"{type(args).__name__} is not the arguments of a read-only tool.")
 
     # --- mutating tools -------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,8 +31,14 @@ MAX_SKIPPED_SHOWN = 5
 
 
 def search(
-    ctx: ToolContext, args: SearchArgs, *, ripgrep: str | None, timeout: float = SEARCH_TIMEOUT
+    ctx: ToolContext,
+    args: SearchArgs,
+    *,
+    ripgrep: str | None,
+    timeout: float = SEARCH_TIMEOUT,
+    stop: threading.Event | None = None,
 ) -> str:
+    """The matches as the model reads them; `stop` ends the child early (a cancelled run)."""
     try:
         re.compile(args.pattern)  # compiling is bounded; only matching can run away
     except re.error as exc:
@@ -49,15 +56,15 @@ def search(
         max_hits=MAX_HITS,
         hit_chars=MAX_HIT_CHARS,
     )
-    report = _run(job, timeout)
+    report = _run(job, timeout, stop)
     if named and report.skipped:
         raise ToolError(f"Cannot search {ctx.show(start)}: {report.skipped[0].reason}.")
     return _render(ctx, start, args, report)
 
 
-def _run(job: Job, timeout: float) -> Report:
+def _run(job: Job, timeout: float, stop: threading.Event | None) -> Report:
     try:
-        return run_job(job, timeout)
+        return run_job(job, timeout, stop)
     except subprocess.TimeoutExpired:
         raise ToolError(
             f"search timed out after {timeout:g} s: matching {job.pattern!r}"

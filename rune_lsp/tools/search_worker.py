@@ -21,6 +21,8 @@ import re
 import signal
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -36,6 +38,8 @@ if TYPE_CHECKING:
 
 #: Files handed to ripgrep at once; the scan stops early once enough hits are found.
 _CHUNK = 512
+#: Seconds between two looks at the caller's stop event while the child works.
+_STOP_POLL = 0.1
 
 
 @dataclass(frozen=True)
@@ -100,11 +104,12 @@ class WorkerError(Exception):
     """The child could not run or answered nothing usable; the message says what it printed."""
 
 
-def run_job(job: Job, timeout: float) -> Report:
-    """Run `job` in a child process; `subprocess.TimeoutExpired` once `timeout` seconds pass.
+def run_job(job: Job, timeout: float, stop: threading.Event | None = None) -> Report:
+    """Run `job` in a child process; `subprocess.TimeoutExpired` once `timeout` seconds pass,
+    `SearchStopped` soon after `stop` is set (the run was cancelled).
 
     Blocking, but only in waiting on the child (the GIL is free meanwhile): callers run it in a
-    worker thread. On expiry the child's whole process group is killed.
+    worker thread. Either way out, the child's whole process group is killed.
     """
     process = subprocess.Popen(
         [sys.executable, "-m", __name__],
@@ -115,8 +120,8 @@ def run_job(job: Job, timeout: float) -> Report:
         start_new_session=True,  # its own group: rg and anything else it starts die with it
     )
     try:
-        out, err = process.communicate(_encode(job), timeout=timeout)
-    except BaseException:  # the deadline, or the caller going away: nothing may outlive it
+        out, err = _wait(process, _encode(job), time.monotonic() + timeout, stop)
+    except BaseException:  # the deadline, a stop, or the caller going away: nothing outlives it
         _kill_group(process)
         process.communicate()
         raise
@@ -127,6 +132,28 @@ def run_job(job: Job, timeout: float) -> Report:
         return _decode_report(out)
     except (ValueError, KeyError, TypeError) as exc:
         raise WorkerError(f"unreadable answer ({exc})") from exc
+
+
+class SearchStopped(Exception):
+    """The caller set its stop event: the answer is no longer wanted."""
+
+
+def _wait(
+    process: subprocess.Popen[bytes], data: bytes, deadline: float, stop: threading.Event | None
+) -> tuple[bytes, bytes]:
+    # communicate() may be retried after a timeout without losing output (the input is given
+    # only once), so it is called in short slices, looking at the stop event between them.
+    given: bytes | None = data
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            return process.communicate(given, timeout=max(min(left, _STOP_POLL), 0.0))
+        except subprocess.TimeoutExpired:
+            given = None
+            if stop is not None and stop.is_set():
+                raise SearchStopped from None
+            if time.monotonic() >= deadline:
+                raise
 
 
 def _child_env() -> dict[str, str]:

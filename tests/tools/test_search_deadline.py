@@ -149,3 +149,27 @@ async def test_an_ordinary_search_pays_little_for_its_process(ws: Path) -> None:
     outcome = await tools.execute("search", SearchArgs(pattern="needle"))
     assert outcome.content == "a.py:1: needle"
     assert time.monotonic() - started < DEADLINE
+
+
+async def test_cancelling_the_search_kills_its_child_at_once(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pid_file = tmp_path / "rg.pid"
+    rg = _fake_rg(tmp_path, f'echo $$ > "{pid_file}"\nexec sleep 600')
+    monkeypatch.setenv("PATH", f"{rg.parent}{os.pathsep}{os.environ['PATH']}")
+    write(ws, "a.txt", "needle\n")
+    tools = WorkspaceTools(ws, Sandbox.for_workspace([ws]), OverlayDocuments({}), search_timeout=60)
+    search = asyncio.create_task(tools.execute("search", SearchArgs(pattern="needle")))
+    for _ in range(250):
+        if pid_file.exists() and pid_file.read_text().strip():
+            break
+        await asyncio.sleep(0.02)
+    pid = int(pid_file.read_text())
+    search.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await search
+    for _ in range(50):  # well before the 60 s deadline
+        if not _running(pid):
+            break
+        await asyncio.sleep(0.02)
+    assert not _running(pid)
