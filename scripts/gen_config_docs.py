@@ -34,6 +34,16 @@ that key keeps its default while the others apply.
 """
 
 
+def render() -> str:
+    rows = []
+    for name, field in Settings.model_fields.items():
+        key = field.alias or name
+        env = f"`{ENV_OVERRIDES[name]}`" if name in ENV_OVERRIDES else ""
+        default = "none" if field.default is None else f"`{field.default}`"
+        rows.append(f"| `{key}` | {env} | {default} | {field.description or ''} |")
+    return HEADER + "\n".join(rows) + "\n" + LIMITS_HEADER + "\n".join(limits()) + "\n"
+
+
 LIMITS_HEADER = """
 ## Limits
 
@@ -58,16 +68,6 @@ def limits() -> list[str]:
         f"{MAX_CALLS_PER_TURN} of one model turn do not run: each is paired with a `skipped` "
         "result saying so, and the model may make them in its next turn. |",
     ]
-
-
-def render() -> str:
-    rows = []
-    for name, field in Settings.model_fields.items():
-        key = field.alias or name
-        env = f"`{ENV_OVERRIDES[name]}`" if name in ENV_OVERRIDES else ""
-        default = "none" if field.default is None else f"`{field.default}`"
-        rows.append(f"| `{key}` | {env} | {default} | {field.description or ''} |")
-    return HEADER + "\n".join(rows) + "\n" + LIMITS_HEADER + "\n".join(limits()) + "\n"
 
 
 def main() -> int:
