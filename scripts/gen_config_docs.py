@@ -69,7 +69,41 @@ def render() -> str:
         env = f"`{ENV_OVERRIDES[name]}`" if name in ENV_OVERRIDES else ""
         default = "none" if field.default is None else f"`{field.default}`"
         rows.append(f"| `{key}` | {env} | {default} | {field.description or ''} |")
-    return HEADER + "\n".join(rows) + "\n" + scope_section()
+    return (
+        HEADER
+        + "\n".join(rows)
+        + "\n"
+        + LIMITS_HEADER
+        + "\n".join(limits())
+        + "\n"
+        + scope_section()
+    )
+
+
+LIMITS_HEADER = """
+## Limits
+
+Fixed bounds, not settings: each keeps one bad model answer or one bad pattern from costing
+more than a tool result. The values are read from the code.
+
+| limit | value | at the limit |
+|---|---|---|
+"""
+
+
+def limits() -> list[str]:
+    """One row per limit, each from the constant that enforces it."""
+    from rune_lsp.loop.normalize import MAX_CALLS_PER_TURN
+    from rune_lsp.tools.search import SEARCH_TIMEOUT
+
+    return [
+        f"| `search` time limit | {SEARCH_TIMEOUT:g} s | the search (its pattern and glob run in "
+        "a child process) is stopped and the model reads `search timed out after N s: …` "
+        "with advice to simplify the pattern or narrow `path` / `glob`. |",
+        f"| tool calls per turn | {MAX_CALLS_PER_TURN} | the calls after the first "
+        f"{MAX_CALLS_PER_TURN} of one model turn do not run: each is paired with a `skipped` "
+        "result saying so, and the model may make them in its next turn. |",
+    ]
 
 
 def main() -> int:

@@ -86,10 +86,8 @@ def _call_from_block(body: str) -> RawToolCall:
         return RawToolCall(name=name.group(1) if name else "", arguments=body)
     if not isinstance(parsed, dict):
         return RawToolCall(name="", arguments=body)
-    name = parsed.get("name")
-    return RawToolCall(
-        name=name if isinstance(name, str) else "", arguments=parsed.get("arguments")
-    )
+    # The name as written, string or not: normalising pairs a bad one as invalid.
+    return RawToolCall(name=parsed.get("name"), arguments=parsed.get("arguments"))
 
 
 def _call_from_fenced(body: str) -> RawToolCall | None:

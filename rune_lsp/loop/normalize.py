@@ -20,12 +20,23 @@ from rune_lsp.loop.state import RawToolCall, ToolCall
 
 #: Provider ids longer than this are replaced: they end up in every later request.
 MAX_ID_LENGTH = 64
+#: Calls one model turn may have run; the rest are paired as skipped, with the reason. Each
+#: read is a thread hop and each change a review of its own, so a turn of thousands of calls
+#: (or hundreds of write_file) would stall the server and the user; real turns need a few.
+MAX_CALLS_PER_TURN = 16
 _SHOWN_INPUT = 80
+
+
+#: Built once: `json.dumps` with these options builds a new encoder per call, which is most of
+#: its cost on the small values the loop encodes for every call.
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+)
 
 
 def canonical_json(value: Any) -> str:
     """The one spelling of a JSON value that identical calls share."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return _CANONICAL.encode(value)
 
 
 def call_signature(name: str, arguments: Any) -> str:
@@ -42,6 +53,7 @@ class NormalizedCall:
     arguments: BaseModel | None = None
     error: str | None = None
     mutating: bool = False
+    skipped: str | None = None  # not run, for this reason (past MAX_CALLS_PER_TURN)
 
 
 @dataclass
@@ -72,7 +84,28 @@ def normalize_calls(
     tools: Mapping[str, ToolDefinition],
     ids: IdAllocator,
 ) -> list[NormalizedCall]:
-    return [normalize_call(raw, tools, ids.take(raw.id)) for raw in raw_calls]
+    """Every call, the first MAX_CALLS_PER_TURN to run and the rest marked skipped."""
+    kept = [normalize_call(raw, tools, ids.take(raw.id)) for raw in raw_calls[:MAX_CALLS_PER_TURN]]
+    reason = over_cap_note(len(raw_calls))
+    return kept + [
+        _over_cap(raw, ids.take(raw.id), reason) for raw in raw_calls[MAX_CALLS_PER_TURN:]
+    ]
+
+
+def over_cap_note(count: int) -> str:
+    return (
+        f"Not run (skipped: at most {MAX_CALLS_PER_TURN} tool calls run per turn; this turn "
+        f"made {count}). Make the calls you still need in your next turn."
+    )
+
+
+def _over_cap(raw: RawToolCall, call_id: str, reason: str) -> NormalizedCall:
+    """A call paired as skipped: kept as sent, not validated (it will not run) and without a
+    signature (no guard or dedup looks at it)."""
+    name = raw.name.strip() if isinstance(raw.name, str) else ""
+    arguments, _ = _parse_arguments(raw.arguments)
+    call = ToolCall(id=call_id, name=name, arguments=arguments or {})
+    return NormalizedCall(call, "", skipped=reason)
 
 
 def normalize_call(
@@ -81,8 +114,12 @@ def normalize_call(
     name = raw.name.strip() if isinstance(raw.name, str) else ""
     arguments, argument_error = _parse_arguments(raw.arguments)
     call = ToolCall(id=call_id, name=name, arguments=arguments or {})
-    signature = call_signature(name, arguments if arguments is not None else raw.arguments)
+    # A name that is not a string keeps its own spelling here, so two different ones differ.
+    shown_name = name if isinstance(raw.name, str) else canonical_json(raw.name)
+    signature = call_signature(shown_name, arguments if arguments is not None else raw.arguments)
 
+    if not isinstance(raw.name, str) and raw.name is not None:
+        return NormalizedCall(call, signature, error=bad_name_message(raw.name, tools))
     tool = tools.get(name)
     if tool is None:
         return NormalizedCall(call, signature, error=unknown_tool_message(name, tools))
@@ -102,8 +139,19 @@ def normalize_call(
 
 
 def unknown_tool_message(name: str, tools: Mapping[str, ToolDefinition]) -> str:
-    known = ", ".join(sorted(tools)) or "(none)"
     problem = f"unknown tool '{_clip(name)}'" if name else "the tool call has no tool name"
+    return _name_problem(problem, tools)
+
+
+def bad_name_message(name: Any, tools: Mapping[str, ToolDefinition]) -> str:
+    problem = (
+        f"the tool name must be a string, got {_json_type(name)} ({_clip(canonical_json(name))})"
+    )
+    return _name_problem(problem, tools)
+
+
+def _name_problem(problem: str, tools: Mapping[str, ToolDefinition]) -> str:
+    known = ", ".join(sorted(tools)) or "(none)"
     return f"Error: {problem}. Known tools: {known}. Call one of them by its exact name."
 
 
@@ -166,6 +214,8 @@ def _json_type(value: Any) -> str:
         return "a string"
     if isinstance(value, list | tuple):
         return "an array"
+    if isinstance(value, Mapping):
+        return "an object"
     if value is None:
         return "null"
     return type(value).__name__

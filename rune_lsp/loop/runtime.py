@@ -112,6 +112,8 @@ MAX_LOGGED_ARGUMENTS = 500
 MAX_DIGEST = 200
 #: The model's words shown to the reviewer next to a proposed change.
 MAX_REASON = 2_000
+#: Calls skipped past the per-turn cap between two yields to the event loop.
+_YIELD_EVERY = 256
 
 
 class ResumeError(ValueError):
@@ -450,10 +452,18 @@ class _Run:
         state.turn_calls = [normalized.call for normalized in calls]
         state.turn_results = {}
         state.pending = []
-        primaries = first_occurrences([c.signature if c.error is None else None for c in calls])
+        primaries = first_occurrences(
+            [c.signature if c.error is None and c.skipped is None else None for c in calls]
+        )
         stop: _Stop | None = None
-        for normalized, primary in zip(calls, primaries, strict=True):
+        for index, (normalized, primary) in enumerate(zip(calls, primaries, strict=True)):
             call = normalized.call
+            if normalized.skipped is not None:  # past the per-turn cap: paired, never run
+                skipped = ToolOutcome(status="skipped", content=normalized.skipped)
+                await self._record(call, skipped, _Timing.instant())
+                if index % _YIELD_EVERY == 0:  # thousands of them must not stall the server
+                    await asyncio.sleep(0)
+                continue
             await self.events.emit(ToolRequested(**self._progress(), call=call))
             if stop is not None or primary is not None:
                 continue  # skipped when the turn closes / answered from its first occurrence

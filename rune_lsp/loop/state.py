@@ -51,11 +51,13 @@ class Message(_Frozen):
 class RawToolCall(_Frozen):
     """A call as a provider parsed it, before the loop normalises it.
 
-    `arguments` is whatever came over the wire: an object, a JSON string, or garbage.
+    `name` and `arguments` are whatever came over the wire: a name that is not a string (a
+    number, a list) or arguments that are garbage make the call invalid, in the loop, which
+    pairs it with a result like any malformed call; the turn's other calls still run.
     """
 
     id: str | None = None
-    name: str = ""
+    name: Any = ""
     arguments: Any = None
 
 

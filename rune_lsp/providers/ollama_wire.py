@@ -21,7 +21,7 @@ from rune_lsp.loop.state import (
     ToolSpec,
     Usage,
 )
-from rune_lsp.providers.openai_wire import _Lenient, wire_tool  # Ollama's tools: the same shape
+from rune_lsp.providers.openai_wire import CallId, _Lenient, wire_tool  # the same shapes
 from rune_lsp.providers.thinking import InlineThinkingSplitter
 
 # --- requests -----------------------------------------------------------------------------------
@@ -67,12 +67,12 @@ def wire_message(message: Message) -> dict[str, Any]:
 
 
 class _Function(_Lenient):
-    name: str = ""
+    name: Any = ""  # not always a string: the loop pairs such a call as invalid
     arguments: Any = None
 
 
 class _ToolCall(_Lenient):
-    id: str | None = None
+    id: CallId = None
     function: _Function = Field(default_factory=_Function)
 
 

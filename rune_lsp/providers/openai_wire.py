@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from rune_lsp.loop.state import Message, ModelTurn, RawToolCall, ToolSpec, Usage
 from rune_lsp.providers.thinking import InlineThinkingSplitter
@@ -75,15 +75,25 @@ class _Lenient(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
+def _string_or_none(value: Any) -> Any:
+    return value if isinstance(value, str) else None
+
+
+#: A call id that is not a string is dropped, not fatal: the loop gives the call a fresh one.
+CallId = Annotated[str | None, BeforeValidator(_string_or_none)]
+
+
 class _Function(_Lenient):
-    name: str | None = None
+    # Any: a name that is not a string is the loop's to pair as invalid; failing the chunk
+    # here would lose every other call of the turn.
+    name: Any = None
     # A JSON string by the spec; some servers send an object, which is passed on as it is.
     arguments: Any = None
 
 
 class _ToolCall(_Lenient):
     index: int | None = None
-    id: str | None = None
+    id: CallId = None
     function: _Function = Field(default_factory=_Function)
 
 
@@ -138,7 +148,7 @@ def parse_chunk(data: str) -> Chunk:
 @dataclass
 class _CallSlot:
     id: str | None = None
-    name: str = ""
+    name: Any = ""  # the fragments joined; a name sent as a non-string is kept as it came
     arguments: list[str] = field(default_factory=list)
     whole_arguments: Any = None  # a non-string `arguments`, kept as sent
 
@@ -209,8 +219,11 @@ class TurnBuilder:
         slot = self._slots.setdefault(self._slot_index(fragment), _CallSlot())
         if fragment.id:
             slot.id = fragment.id
-        if fragment.function.name:
-            slot.name += fragment.function.name
+        name = fragment.function.name
+        if isinstance(name, str) and isinstance(slot.name, str):
+            slot.name += name
+        elif name is not None and name != "":
+            slot.name = name
         arguments = fragment.function.arguments
         if isinstance(arguments, str):
             slot.arguments.append(arguments)

@@ -17,6 +17,7 @@ import asyncio
 import os
 import shutil
 import stat
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -49,7 +50,7 @@ from rune_lsp.tools.schemas import (
     SearchArgs,
     WriteFileArgs,
 )
-from rune_lsp.tools.search import search
+from rune_lsp.tools.search import SEARCH_TIMEOUT, search
 from rune_lsp.tools.write_file import prepare_write
 from rune_lsp.tools.writer import ChangeWriter, DiskWriter
 
@@ -70,6 +71,7 @@ class WorkspaceTools:
         command_timeout: float = 120,
         output_cap: int = DEFAULT_OUTPUT_CAP,
         use_ripgrep: bool = True,
+        search_timeout: float = SEARCH_TIMEOUT,
     ) -> None:
         self.root = Path(os.path.realpath(root))
         self.sandbox = sandbox  # replaceable: apply re-validates against the current one
@@ -78,6 +80,7 @@ class WorkspaceTools:
         self.command_timeout = command_timeout
         self.output_cap = output_cap
         self.use_ripgrep = use_ripgrep
+        self.search_timeout = search_timeout
 
     def definitions(self) -> Sequence[Tool]:
         return TOOLS
@@ -128,7 +131,18 @@ class WorkspaceTools:
             return await asyncio.to_thread(list_dir, self._threaded(), args)
         if isinstance(args, SearchArgs):
             ripgrep = shutil.which("rg") if self.use_ripgrep else None
-            return await asyncio.to_thread(search, self._threaded(), args, ripgrep=ripgrep)
+            stop = threading.Event()
+            try:
+                return await asyncio.to_thread(
+                    search,
+                    self._threaded(),
+                    args,
+                    ripgrep=ripgrep,
+                    timeout=self.search_timeout,
+                    stop=stop,
+                )
+            finally:
+                stop.set()  # a cancelled run: its search child is killed within 0.1 s
         raise ToolError(f"{type(args).__name__} is not the arguments of a read-only tool.")
 
     # --- mutating tools -------------------------------------------------------------------------

@@ -2,86 +2,105 @@
 
 The files searched are the walk's (honouring .gitignore) plus open editor buffers, whose unsaved
 text is what gets searched. ripgrep, when present, only narrows which disk files to read.
+
+The model's pattern and glob are only ever evaluated in `search_worker`'s child process, which
+is killed after `SEARCH_TIMEOUT` seconds: Python's regex engine backtracks without bound and
+holds the GIL while it does, so in this process a bad pattern would freeze the whole server.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+import subprocess
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
-from pathspec import GitIgnoreSpec
-
 from rune_lsp.tools.context import ToolContext
-from rune_lsp.tools.errors import AccessDenied, DocumentError, ToolError
+from rune_lsp.tools.errors import AccessDenied, ToolError
 from rune_lsp.tools.ignore import IgnoreRules, is_ignored, scope_of, walk_files
-from rune_lsp.tools.ripgrep import ripgrep_candidates
 from rune_lsp.tools.schemas import SearchArgs
-from rune_lsp.tools.text import iter_lines, truncate
+from rune_lsp.tools.search_worker import Candidate, Glob, Job, Report, WorkerError, run_job
 
 MAX_HITS = 100
 MAX_HIT_CHARS = 200
-#: Files handed to ripgrep at once; the scan stops early once enough hits are found.
-_CHUNK = 512
+#: Seconds one search may take, start-up of its child process included (about 0.05 s).
+SEARCH_TIMEOUT = 10.0
+#: Files named in the note on what could not be searched; the rest are counted.
+MAX_SKIPPED_SHOWN = 5
 
 
-@dataclass(frozen=True)
-class Hit:
-    shown: str
-    line: int
-    text: str
-
-    def render(self) -> str:
-        return f"{self.shown}:{self.line}: {truncate(self.text, MAX_HIT_CHARS)}"
-
-
-@dataclass(frozen=True)
-class _Glob:
-    spec: GitIgnoreSpec
-    negated: bool
-
-    @classmethod
-    def parse(cls, glob: str) -> _Glob:
-        negated = glob.startswith("!")
-        body = glob[1:] if negated else glob
-        try:
-            spec = GitIgnoreSpec.from_lines([body])
-        except (ValueError, TypeError) as exc:
-            raise ToolError(f"Invalid glob {glob!r}: {exc}") from exc
-        return cls(spec, negated)
-
-    def admits(self, relative: str) -> bool:
-        return self.spec.match_file(relative) != self.negated
-
-
-def search(ctx: ToolContext, args: SearchArgs, *, ripgrep: str | None) -> str:
+def search(
+    ctx: ToolContext,
+    args: SearchArgs,
+    *,
+    ripgrep: str | None,
+    timeout: float = SEARCH_TIMEOUT,
+    stop: threading.Event | None = None,
+) -> str:
+    """The matches as the model reads them; `stop` ends the child early (a cancelled run)."""
     try:
-        regex = re.compile(args.pattern)
+        re.compile(args.pattern)  # compiling is bounded; only matching can run away
     except re.error as exc:
         raise ToolError(f"Invalid regular expression {args.pattern!r}: {exc}.") from exc
+    if args.glob:
+        Glob.parse(args.glob)
     start = ctx.read_path(args.path or ".")
-    glob = _Glob.parse(args.glob) if args.glob else None
-    files = _candidate_files(ctx, start, glob)
-    hits, more = _collect(ctx, files, regex, args.pattern, ripgrep)
-    return _render(ctx, start, args, hits, more)
+    named, candidates = _candidate_files(ctx, start)
+    job = Job(
+        pattern=args.pattern,
+        glob=args.glob,
+        candidates=tuple(candidates),
+        ripgrep=ripgrep,
+        named=named,
+        max_hits=MAX_HITS,
+        hit_chars=MAX_HIT_CHARS,
+    )
+    report = _run(job, timeout, stop)
+    if named and report.skipped:
+        raise ToolError(f"Cannot search {ctx.show(start)}: {report.skipped[0].reason}.")
+    return _render(ctx, start, args, report)
 
 
-def _candidate_files(ctx: ToolContext, start: Path, glob: _Glob | None) -> list[Path]:
-    """Every file to search, sorted by how it is shown (so by root-relative path)."""
+def _run(job: Job, timeout: float, stop: threading.Event | None) -> Report:
+    try:
+        return run_job(job, timeout, stop)
+    except subprocess.TimeoutExpired:
+        raise ToolError(
+            f"search timed out after {timeout:g} s: matching {job.pattern!r}"
+            + (f" over files matching {job.glob!r}" if job.glob else "")
+            + " took too long. Simplify the pattern (no nested repetition such as (a+)+ or "
+            "many * in a row) or narrow path or glob."
+        ) from None
+    except (OSError, WorkerError) as exc:
+        raise ToolError(f"search could not run: {exc}.") from exc
+
+
+def _candidate_files(ctx: ToolContext, start: Path) -> tuple[bool, list[Candidate]]:
+    """Whether `start` is one named file, and every file to search sorted by how it is shown
+    (so by root-relative path), each with its open buffer's text, if any."""
     if ctx.documents.is_open(start) or start.is_file():
+        named = True
         found = {start}
         base = start.parent
     elif start.is_dir():
+        named = False
         base = start
         scope = scope_of(start, ctx.ignore_base(start))
         found = set(walk_files(start, scope))
         found.update(_open_buffers_under(ctx, start, scope.rules))
     else:
         raise ToolError(ctx.not_found(start))
-    if glob is not None:
-        found = {p for p in found if glob.admits(p.relative_to(base).as_posix())}
-    return sorted(found, key=ctx.show)
+    candidates = [
+        Candidate(
+            path=str(path),
+            shown=ctx.show(path),
+            relative=path.relative_to(base).as_posix(),
+            buffer=ctx.read_document(path) if ctx.documents.is_open(path) else None,
+        )
+        for path in found
+    ]
+    return named, sorted(candidates, key=lambda candidate: candidate.shown)
 
 
 def _open_buffers_under(ctx: ToolContext, start: Path, rules: IgnoreRules) -> Iterator[Path]:
@@ -98,61 +117,18 @@ def _open_buffers_under(ctx: ToolContext, start: Path, rules: IgnoreRules) -> It
         yield path
 
 
-def _collect(
-    ctx: ToolContext,
-    files: Sequence[Path],
-    regex: re.Pattern[str],
-    pattern: str,
-    ripgrep: str | None,
-) -> tuple[list[Hit], bool]:
-    """Hits in file order, at most MAX_HITS; the flag says whether more exist."""
-    hits: list[Hit] = []
-    for offset in range(0, len(files), _CHUNK):
-        chunk = files[offset : offset + _CHUNK]
-        for path in _worth_reading(ctx, chunk, pattern, ripgrep):
-            for hit in _hits_in(ctx, path, regex):
-                if len(hits) == MAX_HITS:
-                    return hits, True
-                hits.append(hit)
-    return hits, False
-
-
-def _worth_reading(
-    ctx: ToolContext, chunk: Sequence[Path], pattern: str, ripgrep: str | None
-) -> list[Path]:
-    if ripgrep is None:
-        return list(chunk)
-    on_disk = [p for p in chunk if not ctx.documents.is_open(p)]
-    maybe = ripgrep_candidates(ripgrep, pattern, on_disk) if on_disk else set()
-    if maybe is None:
-        return list(chunk)
-    return [p for p in chunk if ctx.documents.is_open(p) or p in maybe]
-
-
-def _hits_in(ctx: ToolContext, path: Path, regex: re.Pattern[str]) -> Iterator[Hit]:
-    try:
-        text = ctx.documents.read_text(path)
-    except DocumentError:  # binary, too large or unreadable: not searchable text
-        return
-    if text is None:
-        return
-    shown = ctx.show(path)
-    for number, line in enumerate(iter_lines(text), start=1):
-        if regex.search(line):
-            yield Hit(shown, number, line)
-
-
-def _render(ctx: ToolContext, start: Path, args: SearchArgs, hits: list[Hit], more: bool) -> str:
+def _render(ctx: ToolContext, start: Path, args: SearchArgs, report: Report) -> str:
     where = ctx.show(start)
     if args.glob:
         where += f" (files matching {args.glob!r})"
-    if not hits:
-        return f"No matches for {args.pattern!r} in {where}."
+    skipped = _skipped_note(report)
+    if not report.rows:
+        return "\n".join([f"No matches for {args.pattern!r} in {where}.", *skipped])
     lines: list[str] = []
     used = 0
-    budget = ctx.output_cap - 200
-    for hit in hits:
-        row = hit.render()
+    budget = ctx.output_cap - 200 - sum(len(line) + 1 for line in skipped)
+    more = report.more
+    for row in report.rows:
         if lines and used + len(row) + 1 > budget:
             more = True
             break
@@ -163,4 +139,19 @@ def _render(ctx: ToolContext, start: Path, args: SearchArgs, hits: list[Hit], mo
             f"[showing the first {len(lines)} matches; more exist. "
             "Narrow the pattern, path or glob to see the rest]"
         )
-    return "\n".join(lines)
+    return "\n".join([*lines, *skipped])
+
+
+def _skipped_note(report: Report) -> list[str]:
+    """What could not be searched, so "No matches" is never said of a file nobody read."""
+    if not report.skipped:
+        return []
+    count = len(report.skipped)
+    lines = [
+        f"[not searched: {count} file{'s' if count != 1 else ''} that may hold a match "
+        "but cannot be read as text]"
+    ]
+    lines.extend(f"- {item.shown}: {item.reason}" for item in report.skipped[:MAX_SKIPPED_SHOWN])
+    if count > MAX_SKIPPED_SHOWN:
+        lines.append(f"- and {count - MAX_SKIPPED_SHOWN} more")
+    return lines

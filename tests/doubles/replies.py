@@ -13,13 +13,14 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Call:
-    """A tool call the model makes. `arguments` may be a string to send malformed JSON.
+    """A tool call the model makes. `arguments` may be a string to send malformed JSON, and
+    `name` anything JSON to send a malformed name.
 
     Without an `id`, the OpenAI side invents `call_<n>`; the Ollama side sends none, as Ollama
     does.
     """
 
-    name: str
+    name: Any
     arguments: dict[str, Any] | str = field(default_factory=dict)
     id: str | None = None
 

@@ -239,7 +239,7 @@ class ScriptedModel:
         return step
 
 
-def call(name: str, arguments: Any = None, id: str | None = None) -> RawToolCall:
+def call(name: Any, arguments: Any = None, id: str | None = None) -> RawToolCall:
     return RawToolCall(id=id, name=name, arguments=arguments)
 
 

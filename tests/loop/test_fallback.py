@@ -169,3 +169,16 @@ async def test_provider_error_is_not_mistaken_for_a_tools_refusal(executor: Fake
     assert isinstance(outcome, Finished)
     assert outcome.result.error == "HTTP 500 from the provider"
     assert len(model.calls) == 1
+
+
+async def test_a_text_call_whose_name_is_not_a_string_is_paired_as_invalid(
+    executor: FakeExecutor,
+) -> None:
+    bad = '<tool_call>{"name": 42, "arguments": {"path": "a.py"}}</tool_call>'
+    model = ScriptedModel.of(ModelTurn(text=f"{bad}\n{READ_A}"), answer(), native_tools=False)
+    outcome = await AgentLoop(model, executor, LoopConfig()).run("task")
+    assert isinstance(outcome, Finished)
+    assert [t.status for t in outcome.result.tool_calls] == ["failed", "ok"]
+    assert executor.executed == [("read_file", {"path": "a.py"})]
+    told = model.calls[1].messages[-1].content
+    assert "the tool name must be a string, got a number (42)" in told

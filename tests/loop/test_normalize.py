@@ -179,3 +179,33 @@ async def test_the_model_sees_the_error_so_it_can_repair_the_call(executor: Fake
     assert seen.role == "tool"
     assert "- path: Field required" in seen.content
     assert "- file: Extra inputs are not permitted" in seen.content
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        (42, "a number (42)"),
+        (["read_file"], 'an array (["read_file"])'),
+        ({"x": 1}, 'an object ({"x":1})'),
+    ],
+)
+def test_a_name_that_is_not_a_string_is_an_invalid_call(name: Any, shown: str) -> None:
+    result = normalize_call(call(name, {"path": "a"}), TOOLS, "call_1")
+    assert result.error == (
+        f"Error: the tool name must be a string, got {shown}. Known tools: edit_file, "
+        "read_file, run_command, search. Call one of them by its exact name."
+    )
+    assert result.arguments is None
+    assert result.call.name == ""
+
+
+async def test_a_call_whose_name_is_not_a_string_leaves_its_neighbour_running(
+    executor: FakeExecutor,
+) -> None:
+    model = ScriptedModel.of(turn(call(42, {"path": "a"}), read("ok.py")), answer())
+    outcome = await AgentLoop(model, executor, LoopConfig()).run("task")
+    assert isinstance(outcome, Finished)
+    assert outcome.result.outcome == "completed"
+    assert_paired(outcome.state.messages)
+    assert [t.status for t in outcome.result.tool_calls] == ["failed", "ok"]
+    assert executor.executed == [("read_file", {"path": "ok.py"})]

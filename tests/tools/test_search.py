@@ -6,11 +6,12 @@ from pathlib import Path
 import pytest
 
 from rune_lsp.tools.context import ToolContext
-from rune_lsp.tools.documents import OverlayDocuments, SnapshotDocuments
+from rune_lsp.tools.documents import MAX_TEXT_BYTES, OverlayDocuments, SnapshotDocuments
+from rune_lsp.tools.errors import ToolError
 from rune_lsp.tools.executor import WorkspaceTools
 from rune_lsp.tools.sandbox import Sandbox
 from rune_lsp.tools.schemas import SearchArgs
-from rune_lsp.tools.search import MAX_HIT_CHARS, MAX_HITS, search
+from rune_lsp.tools.search import MAX_HIT_CHARS, MAX_HITS, MAX_SKIPPED_SHOWN, search
 from tests.tools.workspace import write
 
 
@@ -57,8 +58,13 @@ async def test_gitignore_git_and_binary_files_are_skipped(tools: WorkspaceTools,
     write(ws, ".git/COMMIT_EDITMSG", "needle\n")
     (ws / "blob.bin").write_bytes(b"needle\0")
     write(ws, "src/ok.py", "needle\n")
+    (ws / "other.bin").write_bytes(b"nothing here\0")
     outcome = await tools.execute("search", SearchArgs(pattern="needle"))
-    assert outcome.content == "src/ok.py:1: needle"
+    assert outcome.content == (
+        "src/ok.py:1: needle\n"
+        "[not searched: 1 file that may hold a match but cannot be read as text]\n"
+        "- blob.bin: it is a binary file (contains NUL bytes)"
+    )
 
 
 async def test_path_and_glob_narrow_the_search(tools: WorkspaceTools, ws: Path) -> None:
@@ -175,3 +181,71 @@ def test_python_search_over_the_shared_corpus(ws: Path, buffers: dict[Path, str]
     assert search(ctx, SearchArgs(pattern=r"\)$"), ripgrep=None).splitlines() == [
         "src/app.py:2:     return helper()",
     ]
+
+
+def _context(ws: Path, buffers: dict[Path, str] | None = None) -> ToolContext:
+    return ToolContext(
+        root=ws,
+        sandbox=Sandbox.for_workspace([ws]),
+        documents=SnapshotDocuments.of(OverlayDocuments(buffers or {})),
+    )
+
+
+def _ripgrep_modes() -> list[str | None]:
+    return [None, shutil.which("rg")] if shutil.which("rg") else [None]
+
+
+def _too_large(ws: Path, relative: str) -> Path:
+    path = ws / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as handle:  # the pattern on line 1, then past the size limit
+        handle.write(b"needle\n")
+        handle.truncate(MAX_TEXT_BYTES + 1)
+    return path
+
+
+@pytest.mark.parametrize("rg", _ripgrep_modes())
+def test_a_named_file_that_cannot_be_searched_says_why(ws: Path, rg: str | None) -> None:
+    _too_large(ws, "big.log")
+    (ws / "blob.bin").write_bytes(b"needle\0")
+    ctx = _context(ws)
+    with pytest.raises(ToolError) as big:
+        search(ctx, SearchArgs(pattern="needle", path="big.log"), ripgrep=rg)
+    assert str(big.value) == (
+        f"Cannot search big.log: it is too large ({MAX_TEXT_BYTES + 1} bytes; "
+        f"the limit is {MAX_TEXT_BYTES})."
+    )
+    with pytest.raises(ToolError) as binary:
+        search(ctx, SearchArgs(pattern="absent", path="blob.bin"), ripgrep=rg)
+    assert str(binary.value) == "Cannot search blob.bin: it is a binary file (contains NUL bytes)."
+
+
+@pytest.mark.parametrize("rg", _ripgrep_modes())
+def test_a_directory_search_counts_what_it_could_not_read(ws: Path, rg: str | None) -> None:
+    _too_large(ws, "logs/big.log")
+    for index in range(MAX_SKIPPED_SHOWN + 1):
+        (ws / f"blob{index}.bin").write_bytes(b"needle\0")
+    assert search(_context(ws), SearchArgs(pattern="needle"), ripgrep=rg).splitlines() == [
+        "No matches for 'needle' in ..",
+        f"[not searched: {MAX_SKIPPED_SHOWN + 2} files that may hold a match "
+        "but cannot be read as text]",
+        *(
+            f"- blob{i}.bin: it is a binary file (contains NUL bytes)"
+            for i in range(MAX_SKIPPED_SHOWN)
+        ),
+        "- and 2 more",  # the last blob and logs/big.log
+    ]
+
+
+async def test_the_skipped_note_is_kept_when_hits_fill_the_output(ws: Path) -> None:
+    tools = WorkspaceTools(
+        ws, Sandbox.for_workspace([ws]), OverlayDocuments({}), output_cap=2_000, use_ripgrep=False
+    )
+    write(ws, "a.txt", ("needle " + "x" * 150 + "\n") * 50)
+    (ws / "b.bin").write_bytes(b"needle\0")
+    outcome = await tools.execute("search", SearchArgs(pattern="needle"))
+    assert len(outcome.content) <= 2_000
+    assert outcome.content.endswith(
+        "[not searched: 1 file that may hold a match but cannot be read as text]\n"
+        "- b.bin: it is a binary file (contains NUL bytes)"
+    )

@@ -1,0 +1,175 @@
+"""A pattern that backtracks without end costs one tool result, never a frozen server."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import stat
+import time
+from collections.abc import Awaitable
+from pathlib import Path
+
+import pytest
+
+from rune_lsp.loop.state import ToolOutcome
+from rune_lsp.tools.documents import OverlayDocuments
+from rune_lsp.tools.executor import WorkspaceTools
+from rune_lsp.tools.sandbox import Sandbox
+from rune_lsp.tools.schemas import SearchArgs
+from tests.tools.workspace import write
+
+#: `(a+)+$` on this line backtracks for about 2**30 steps: minutes, with the GIL held throughout.
+EVIL = SearchArgs(pattern="(a+)+$")
+EVIL_LINE = "a" * 30 + "!\n"
+DEADLINE = 1.0
+
+
+def _tools(ws: Path, *, ripgrep: bool) -> WorkspaceTools:
+    return WorkspaceTools(
+        ws,
+        Sandbox.for_workspace([ws]),
+        OverlayDocuments({}),
+        use_ripgrep=ripgrep,
+        search_timeout=DEADLINE,
+    )
+
+
+async def _while_ticking(work: Awaitable[ToolOutcome]) -> tuple[ToolOutcome, float, float]:
+    """The outcome, the seconds it took, and the longest the event loop went without a tick."""
+    longest = 0.0
+    done = asyncio.Event()
+
+    async def tick() -> None:
+        nonlocal longest
+        last = time.monotonic()
+        while not done.is_set():
+            await asyncio.sleep(0.01)
+            now = time.monotonic()
+            longest = max(longest, now - last)
+            last = now
+
+    ticker = asyncio.create_task(tick())
+    started = time.monotonic()
+    try:
+        outcome = await work
+    finally:
+        done.set()
+        await ticker
+    return outcome, time.monotonic() - started, longest
+
+
+def _assert_timed_out(outcome: ToolOutcome, took: float, longest_gap: float) -> None:
+    assert outcome.status == "failed"
+    assert outcome.content.startswith(
+        f"search timed out after {DEADLINE:g} s: matching '(a+)+$' took too long. "
+        "Simplify the pattern"
+    )
+    assert took < DEADLINE + 2.0
+    assert longest_gap < 0.5  # the event loop kept serving the editor throughout
+
+
+async def test_a_catastrophic_pattern_times_out_without_ripgrep(ws: Path) -> None:
+    write(ws, "a.txt", EVIL_LINE)
+    tools = _tools(ws, ripgrep=False)
+    _assert_timed_out(*await _while_ticking(tools.execute("search", EVIL)))
+
+
+async def test_a_catastrophic_pattern_times_out_with_ripgrep(ws: Path) -> None:
+    if shutil.which("rg") is None:
+        pytest.skip("ripgrep (rg) is not on PATH; the fake-rg tests below still run")
+    tools = _tools(ws, ripgrep=True)
+    write(ws, "a.txt", EVIL_LINE)
+    # rg's engine is linear: it rules the file out at once, so Python never matches it.
+    outcome, took, _ = await _while_ticking(tools.execute("search", EVIL))
+    assert outcome.content == "No matches for '(a+)+$' in .."
+    assert took < DEADLINE
+    # A file rg does find a match in is matched line by line in Python: the deadline holds.
+    write(ws, "a.txt", "aaa\n" + EVIL_LINE)
+    _assert_timed_out(*await _while_ticking(tools.execute("search", EVIL)))
+
+
+async def test_a_catastrophic_glob_times_out(ws: Path) -> None:
+    write(ws, "a" * 40, "x\n")  # pathspec makes this glob a regex with ten nested [^/]*
+    tools = _tools(ws, ripgrep=False)
+    outcome, took, gap = await _while_ticking(
+        tools.execute("search", SearchArgs(pattern="x", glob="*a" * 10 + "*b"))
+    )
+    assert outcome.status == "failed"
+    assert outcome.content.startswith(f"search timed out after {DEADLINE:g} s")
+    assert "over files matching" in outcome.content
+    assert took < DEADLINE + 2.0 and gap < 0.5
+
+
+def _fake_rg(tmp_path: Path, body: str) -> Path:
+    script = tmp_path / "bin" / "rg"
+    script.parent.mkdir()
+    script.write_text(f"#!/bin/sh\n{body}\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script
+
+
+async def test_a_hanging_ripgrep_is_killed_at_the_deadline(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pid_file = tmp_path / "rg.pid"
+    rg = _fake_rg(tmp_path, f'echo $$ > "{pid_file}"\nexec sleep 600')
+    monkeypatch.setenv("PATH", f"{rg.parent}{os.pathsep}{os.environ['PATH']}")
+    write(ws, "a.txt", "needle\n")
+    tools = _tools(ws, ripgrep=True)
+    outcome, took, gap = await _while_ticking(tools.execute("search", SearchArgs(pattern="needle")))
+    assert outcome.content.startswith(f"search timed out after {DEADLINE:g} s")
+    assert took < DEADLINE + 2.0 and gap < 0.5
+    pid = int(pid_file.read_text())
+    for _ in range(50):  # killed with its group, at once or a moment later
+        if not _running(pid):
+            break
+        await asyncio.sleep(0.02)
+    assert not _running(pid)
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (a killed orphan waits for init to reap it)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state != "Z"
+
+
+async def test_an_ordinary_search_pays_little_for_its_process(ws: Path) -> None:
+    """The child's start-up is the whole overhead; it stays well under the deadline."""
+    write(ws, "a.py", "needle\n")
+    tools = _tools(ws, ripgrep=False)
+    started = time.monotonic()
+    outcome = await tools.execute("search", SearchArgs(pattern="needle"))
+    assert outcome.content == "a.py:1: needle"
+    assert time.monotonic() - started < DEADLINE
+
+
+async def test_cancelling_the_search_kills_its_child_at_once(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pid_file = tmp_path / "rg.pid"
+    rg = _fake_rg(tmp_path, f'echo $$ > "{pid_file}"\nexec sleep 600')
+    monkeypatch.setenv("PATH", f"{rg.parent}{os.pathsep}{os.environ['PATH']}")
+    write(ws, "a.txt", "needle\n")
+    tools = WorkspaceTools(ws, Sandbox.for_workspace([ws]), OverlayDocuments({}), search_timeout=60)
+    search = asyncio.create_task(tools.execute("search", SearchArgs(pattern="needle")))
+    for _ in range(250):
+        if pid_file.exists() and pid_file.read_text().strip():
+            break
+        await asyncio.sleep(0.02)
+    pid = int(pid_file.read_text())
+    search.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await search
+    for _ in range(50):  # well before the 60 s deadline
+        if not _running(pid):
+            break
+        await asyncio.sleep(0.02)
+    assert not _running(pid)
