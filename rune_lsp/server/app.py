@@ -16,15 +16,22 @@ from collections.abc import Callable, Generator
 from concurrent.futures import Future as ThreadFuture
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
+import attrs
 from cattrs import transform_error
 from cattrs.errors import ClassValidationError
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from lsprotocol.types import ResponseErrorMessage
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import (
+    JsonRPCNotification,
+    JsonRPCRequestMessage,
+    JsonRPCResponseMessage,
+)
 from pygls.protocol.language_server import lsp_method
 
 from rune_lsp import __version__
@@ -38,34 +45,69 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class UnreadableRequest:
-    """A request whose params do not fit its method's lsprotocol type: it gets an error
-    answer instead of the structured message pygls could not build."""
+class UnusableAnswerError(JsonRpcException):
+    """The client answered one of our requests with something that is no JSON-RPC response
+    or does not fit the method's result type. The request fails with this, instead of waiting
+    for ever for an answer pygls would have dropped."""
 
-    id: int | str
-    method: str
+    CODE = -32600  # Invalid Request: what the client sent is not a valid response object
+
+
+@dataclass(frozen=True)
+class UnreadableMessage:
+    """A message that does not fit JSON-RPC or its method's lsprotocol type. A request gets an
+    error answer, an answer to one of our requests fails that request, a notification is
+    logged and skipped; each is one log line, never a traceback."""
+
+    kind: Literal["request", "response", "notification"]
+    id: int | str | None
+    method: str  # "" for a response
     code: int  # -32602 when the params do not fit; -32603 when structuring itself failed
     problem: str
 
 
 class RuneProtocol(LanguageServerProtocol):
     def structure_message(self, data: dict[str, Any]) -> Any:
-        """pygls' structuring, minus its silence: a request whose params do not structure
-        raised in the reader and was dropped, so the client waited for ever. It becomes an
-        `UnreadableRequest`, which `handle_message` answers with -32602 (or -32603 when the
-        structuring itself failed)."""
+        """pygls' structuring, minus its silence and its noise. pygls logged a traceback for
+        every message that did not fit, then dropped it: a request was never answered, an
+        answer to our applyEdit left the run waiting for ever. Such a message becomes an
+        `UnreadableMessage` that `handle_message` deals with in one line."""
+        if "jsonrpc" not in data:
+            return data  # json.loads hands every nested object here too: those stay dicts
         try:
-            return super().structure_message(data)
-        except JsonRpcException as exc:
-            msg_id, method = data.get("id"), data.get("method")
-            is_request = "result" not in data and "error" not in data
-            if is_request and isinstance(msg_id, int | str) and isinstance(method, str):
-                return UnreadableRequest(msg_id, method, exc.CODE, _problem(exc))
-            raise
+            return self._converter.structure(data, self._message_type(data))
+        except Exception as exc:
+            return _unreadable(data, exc)
+
+    def _message_type(self, data: dict[str, Any]) -> Any:
+        """The type pygls would structure `data` as (`JsonRPCProtocol.structure_message`),
+        and a ValueError for an answer that is no JSON-RPC response at all."""
+        if "id" not in data:
+            return self.get_message_type(data.get("method", "")) or JsonRPCNotification
+        if "method" in data:
+            return self.get_message_type(data["method"]) or JsonRPCRequestMessage
+        msg_id = data["id"]
+        expected = self._result_types.pop(msg_id, None) if isinstance(msg_id, int | str) else None
+        if "error" in data:
+            if not isinstance(data["error"], dict):
+                raise ValueError(f"its error is not an object: {data['error']!r:.80}")
+            return ResponseErrorMessage
+        if "result" not in data:
+            raise ValueError("it has neither a result nor an error")
+        return expected or JsonRPCResponseMessage
 
     def handle_message(self, message: Any) -> None:
-        if isinstance(message, UnreadableRequest):
+        if isinstance(message, UnreadableMessage):
+            self._handle_unreadable(message)
+        elif not attrs.has(type(message)):  # JSON, but not a JSON-RPC message
+            log.warning("ignoring a message that is not JSON-RPC 2.0: %.120r", message)
+        else:
+            super().handle_message(message)
+
+    def _handle_unreadable(self, message: UnreadableMessage) -> None:
+        if message.kind == "notification":
+            log.warning("invalid params for %s: %s; skipped", message.method, message.problem)
+        elif message.kind == "request" and message.id is not None:
             # Answered whatever the state (even after shutdown): an error answer changes nothing.
             log.warning("invalid params for %s: %s", message.method, message.problem)
             what = "Invalid params" if message.code == JsonRpcInvalidParams.CODE else "Error"
@@ -75,8 +117,25 @@ class RuneProtocol(LanguageServerProtocol):
                     code=message.code, message=f"{what} for {message.method}: {message.problem}"
                 ),
             )
+        else:
+            future = self._request_futures.pop(message.id, None) if message.id is not None else None
+            if future is None or future.done():
+                log.warning("ignoring an unusable answer (id %r): %s", message.id, message.problem)
+                return
+            log.warning("unusable answer to request %s: %s", message.id, message.problem)
+            future.set_exception(UnusableAnswerError(f"unusable answer: {message.problem}"))
+
+    def _send_handler_result(self, future: Any, *, msg_id: MsgId) -> None:
+        """pygls' answer to a request, minus the traceback it logs when a handler refused the
+        client's request with a JSON-RPC error (a command's -32602): that is the client's
+        mistake, answered as such, and one line says it."""
+        error = None if future.cancelled() else future.exception()
+        if not isinstance(error, JsonRpcException):
+            super()._send_handler_result(future, msg_id=msg_id)
             return
-        super().handle_message(message)
+        self._request_futures.pop(msg_id, None)
+        log.warning("request %s refused: %s", msg_id, error)
+        self._send_response(msg_id, error=error.to_response_error())
 
     @lsp_method(types.SHUTDOWN)
     def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
@@ -182,7 +241,7 @@ class RuneServer(LanguageServer):
                 stop_event=self._stop_event,
                 reader=reader,
                 protocol=self.protocol,
-                logger=logging.getLogger("pygls.io_"),
+                logger=_ReaderLog(logging.getLogger("pygls.io_"), {}),  # type: ignore[arg-type]
                 error_handler=self.report_server_error,
             )
         finally:
@@ -248,12 +307,39 @@ class RuneServer(LanguageServer):
             raise
 
 
-def _problem(exc: JsonRpcException) -> str:
+class _ReaderLog(logging.LoggerAdapter[logging.Logger]):
+    """pygls' reader loop logs a traceback for every body that is not JSON (a cut frame, a
+    wrong Content-Length): that is the client's bytes, not our bug, and one line says it.
+    Anything else that escapes a message's handling keeps its traceback."""
+
+    def exception(self, msg: object, *args: object, **kwargs: Any) -> None:
+        error = sys.exc_info()[1]
+        if isinstance(error, ValueError):  # JSONDecodeError, UnicodeDecodeError
+            self.warning("unreadable message from the client: %s", error)
+        else:
+            super().exception(msg, *args, **kwargs)
+
+
+def _unreadable(data: dict[str, Any], exc: Exception) -> UnreadableMessage:
+    msg_id, method = data.get("id"), data.get("method")
+    usable_id = msg_id if isinstance(msg_id, int | str) and not isinstance(msg_id, bool) else None
+    code = (
+        JsonRpcInvalidParams.CODE
+        if isinstance(exc, ClassValidationError)
+        else JsonRpcInternalError.CODE
+    )
+    if "id" in data and "method" not in data:
+        return UnreadableMessage("response", usable_id, "", code, _problem(exc))
+    kind: Literal["request", "notification"] = "request" if "id" in data else "notification"
+    name = method if isinstance(method, str) and method else repr(method)
+    return UnreadableMessage(kind, usable_id, name, code, _problem(exc))
+
+
+def _problem(exc: Exception) -> str:
     """What cattrs found wrong, one line per field (`... @ $.params.textDocument`)."""
-    cause = exc.__cause__
-    if isinstance(cause, ClassValidationError):
-        return "; ".join(_camel_path(line) for line in transform_error(cause, path="$"))
-    return str(cause or exc) or type(exc).__name__
+    if isinstance(exc, ClassValidationError):
+        return "; ".join(_camel_path(line) for line in transform_error(exc, path="$"))
+    return str(exc) or type(exc).__name__
 
 
 def _camel_path(line: str) -> str:

@@ -53,6 +53,7 @@ class Launch(Protocol):
         configuration: dict[str, Any] | None = None,
         state_dir: Path | None = None,
         experimental: dict[str, Any] | None = None,
+        env: dict[str, str] | None = None,
     ) -> Awaitable[FakeEditor]: ...
 
 
@@ -104,8 +105,10 @@ async def launch(double: ModelDouble, workspace: Path) -> AsyncIterator[Launch]:
         configuration: dict[str, Any] | None = None,
         state_dir: Path | None = None,
         experimental: dict[str, Any] | None = None,
+        env: dict[str, str] | None = None,
     ) -> FakeEditor:
-        env = server_env()
+        extra = env or {}
+        env = {**server_env(), **extra}
         if state_dir is not None:  # e.g. a second server continuing the first one's runs
             env["RUNE_STATE_DIR"] = str(state_dir)
         config = pytest_lsp.ClientServerConfig(

@@ -64,6 +64,8 @@ class ApplyPolicy:
     `delay`: seconds the preview stays open before the answer. `sync=False`: the editor tells
     the server about the changed buffers only when the test calls `sync()` (Emacs' eglot sends
     didChange once idle). `error`: answer with a JSON-RPC error instead (eglot's "no").
+    `raw`: answer with this JSON text as it is, `@ID@` standing for the request's id (a broken
+    editor); nothing is applied.
     """
 
     accept: bool = True
@@ -73,6 +75,7 @@ class ApplyPolicy:
     delay: float = 0.0
     sync: bool = True
     error: str | None = None
+    raw: str | None = None
 
 
 @dataclass
@@ -282,6 +285,8 @@ class FakeEditor:
                 await asyncio.sleep(policy.delay)
             if policy.type_first is not None:
                 self.type(policy.type_first)
+            if policy.raw is not None:
+                self.client.protocol.answer_raw(policy.raw)
             result = self._decide(params.edit, policy)
         finally:
             self._edits_in_flight -= 1
@@ -295,7 +300,7 @@ class FakeEditor:
     ) -> types.ApplyWorkspaceEditResult:
         if policy.error is not None:
             raise EditorRefusal(policy.error)
-        if not policy.accept:
+        if not policy.accept or policy.raw is not None:
             return types.ApplyWorkspaceEditResult(applied=False)
         documents = {uri: OpenDocument(b.text, b.version) for uri, b in self.buffers.items()}
         stager = Stager(documents, self.encoding, policy.keep, refuse_stale=self.kind == "vscode")
