@@ -36,6 +36,7 @@ from pygls.protocol.language_server import lsp_method
 
 from rune_lsp import __version__
 from rune_lsp.server.stdio import PipeReader, is_watchable
+from rune_lsp.store.scrub import scrub_shown, secrets_in, use_secrets
 
 if TYPE_CHECKING:
     from pygls.protocol.json_rpc import MessageCallback, MessageHandler, MsgId
@@ -136,6 +137,20 @@ class RuneProtocol(LanguageServerProtocol):
         self._request_futures.pop(msg_id, None)
         log.warning("request %s refused: %s", msg_id, error)
         self._send_response(msg_id, error=error.to_response_error())
+
+    def notify(self, method: str, params: Any | None = None) -> None:
+        super().notify(method, _scrubbed(params) if method in _SHOWN else params)
+
+    def send_request(
+        self,
+        method: str,
+        params: Any | None = None,
+        callback: Callable[[Any], None] | None = None,
+        msg_id: MsgId | None = None,
+    ) -> ThreadFuture[Any]:
+        if method in _SHOWN:
+            params = _scrubbed(params)
+        return super().send_request(method, params, callback, msg_id)
 
     @lsp_method(types.SHUTDOWN)
     def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
@@ -259,6 +274,7 @@ class RuneServer(LanguageServer):
     @settings.setter
     def settings(self, value: Settings) -> None:
         self._settings = value
+        use_secrets(secrets_in(value.api_key, value.resolved_base_url))
 
     @property
     def annotation_support(self) -> bool:
@@ -318,6 +334,32 @@ class _ReaderLog(logging.LoggerAdapter[logging.Logger]):
             self.warning("unreadable message from the client: %s", error)
         else:
             super().exception(msg, *args, **kwargs)
+
+
+#: What the editor shows the user or keeps as its log: the text of these never carries a secret
+#: (`store.scrub`). Edits and diagnostics hold the user's own text and are left alone.
+_SHOWN = frozenset(
+    {
+        types.WINDOW_LOG_MESSAGE,
+        types.WINDOW_SHOW_MESSAGE,
+        types.WINDOW_SHOW_MESSAGE_REQUEST,
+        types.PROGRESS,
+    }
+)
+
+
+def _scrubbed(params: Any) -> Any:
+    """A copy of `params` whose `message` and `title` (a progress value's too) are scrubbed."""
+    if isinstance(params, types.ProgressParams):
+        return attrs.evolve(params, value=_scrubbed(params.value))
+    if not attrs.has(type(params)):
+        return params
+    texts = {
+        name: scrub_shown(text)
+        for name in ("message", "title")
+        if isinstance(text := getattr(params, name, None), str)
+    }
+    return attrs.evolve(params, **texts) if texts else params
 
 
 def _unreadable(data: dict[str, Any], exc: Exception) -> UnreadableMessage:

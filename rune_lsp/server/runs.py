@@ -30,6 +30,7 @@ from rune_lsp.settings import Settings
 from rune_lsp.store.ownership import RunRegistry, new_session_id
 from rune_lsp.store.pending import PendingRun, PendingStore
 from rune_lsp.store.receipts import ReceiptStore
+from rune_lsp.store.scrub import secrets_in
 from rune_lsp.tools.executor import WorkspaceTools
 from rune_lsp.tools.paths import display_path
 from rune_lsp.tools.sandbox import Sandbox
@@ -171,7 +172,7 @@ class RunManager:
                 task=task,
                 document_uri=self.documents.uri_for(path),
                 document_path=str(path),
-                secrets=(settings.api_key,) if settings.api_key else (),
+                secrets=secrets_in(settings.api_key, settings.resolved_base_url),
                 session_id=self.session,
                 workspace_root=str(root),
             ),
