@@ -70,7 +70,7 @@ def secrets_in(api_key: str | None, base_url: str | None) -> tuple[str, ...]:
         return tuple(found)
     credential = password if password is not None else username
     if credential and len(credential) >= MIN_PASSWORD:
-        found.extend({credential, unquote(credential)})
+        found.extend(dict.fromkeys((credential, unquote(credential))))
     return tuple(found)
 
 
