@@ -24,7 +24,7 @@ from cattrs.errors import ClassValidationError
 from lsprotocol import types
 from lsprotocol.types import ResponseErrorMessage
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
-from pygls.io_ import StdoutWriter, run_async
+from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import (
@@ -232,15 +232,11 @@ class RuneServer(LanguageServer):
         self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
     ) -> None:
         """pygls' stdio server, reading stdin on the event loop when it is a pipe or socket
-        (see `rune_lsp.server.stdio`); pygls' threaded reader otherwise."""
-        source = stdin or sys.stdin.buffer
-        if not is_watchable(source):
-            super()._start_io_async(stdin, stdout)
-            return
+        (see `rune_lsp.server.stdio`), with pygls' threaded reader otherwise."""
         self._stop_event = threading.Event()
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
-            asyncio.run(self._serve(source))
+            asyncio.run(self._serve(stdin or sys.stdin.buffer))
         except ConnectionError:  # a broken pipe, a reset socket
             log.error("the connection to the client is lost; shutting down")
         except (KeyboardInterrupt, SystemExit):
@@ -249,18 +245,19 @@ class RuneServer(LanguageServer):
             self.shutdown()  # type: ignore[no-untyped-call]
 
     async def _serve(self, stdin: BinaryIO) -> None:
-        reader = await PipeReader.open(stdin)
+        pipe = await PipeReader.open(stdin) if is_watchable(stdin) else None
         assert self._stop_event is not None
         try:
             await run_async(
                 stop_event=self._stop_event,
-                reader=reader,
+                reader=pipe or StdinAsyncReader(stdin, self.thread_pool),
                 protocol=self.protocol,
                 logger=_ReaderLog(logging.getLogger("pygls.io_"), {}),  # type: ignore[arg-type]
                 error_handler=self.report_server_error,
             )
         finally:
-            reader.close()
+            if pipe is not None:
+                pipe.close()
 
     @property
     def settings(self) -> Settings:
