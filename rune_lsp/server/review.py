@@ -42,8 +42,9 @@ from rune_lsp.review import (
     review_code_actions,
     unified_diff,
 )
-from rune_lsp.server.app import RuneServer, UnusableAnswerError
+from rune_lsp.server.app import RuneServer
 from rune_lsp.server.documents import LspDocuments
+from rune_lsp.server.protocol import UnusableAnswerError
 from rune_lsp.tools.errors import DocumentError
 
 log = logging.getLogger(__name__)
