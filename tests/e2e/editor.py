@@ -65,7 +65,7 @@ class ApplyPolicy:
     the server about the changed buffers only when the test calls `sync()` (Emacs' eglot sends
     didChange once idle). `error`: answer with a JSON-RPC error instead (eglot's "no").
     `raw`: answer with this JSON text as it is, `@ID@` standing for the request's id (a broken
-    editor); nothing is applied.
+    editor), whether the edit was applied (`accept`) or not.
     """
 
     accept: bool = True
@@ -300,7 +300,7 @@ class FakeEditor:
     ) -> types.ApplyWorkspaceEditResult:
         if policy.error is not None:
             raise EditorRefusal(policy.error)
-        if not policy.accept or policy.raw is not None:
+        if not policy.accept:
             return types.ApplyWorkspaceEditResult(applied=False)
         documents = {uri: OpenDocument(b.text, b.version) for uri, b in self.buffers.items()}
         stager = Stager(documents, self.encoding, policy.keep, refuse_stale=self.kind == "vscode")

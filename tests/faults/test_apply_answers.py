@@ -46,7 +46,7 @@ async def fix_with_answer(editor: FakeEditor, double: ModelDouble, raw: str, tol
         Reply(text="Fixed."),
     )
     editor.open("app.py")
-    editor.apply_policies.append(ApplyPolicy(raw=raw))
+    editor.apply_policies.append(ApplyPolicy(raw=raw, accept=False))
     if editor.kind == "neovim":
         fix = editor.start_fix("app.py")
         diagnostic = await editor.pending_review(editor.uri("app.py"))
@@ -98,3 +98,19 @@ async def test_an_apply_answer_cut_short_is_a_rejection_once_the_wait_is_over(
     stderr = "".join(editor.client.stderr_lines)
     assert "Traceback" not in stderr
     assert "unreadable message from the client" in stderr
+
+
+async def test_an_edit_that_landed_counts_as_applied_whatever_the_answer_said(
+    launch: Launch, double: ModelDouble
+) -> None:
+    # The editor applied the edit, then answered `result: true` instead of `{applied: true}`.
+    double.script(edit("app.py", "return a - b", "return a + b"), Reply(text="Fixed."))
+    editor = await launch("vscode")
+    editor.open("app.py")
+    editor.apply_policies.append(ApplyPolicy(raw='{"jsonrpc": "2.0", "id": @ID@, "result": true}'))
+
+    result = await editor.fix("app.py")
+
+    assert result.statuses() == [("edit_file", "applied")]
+    assert editor.text("app.py") == FIXED
+    assert "(the editor's unusable answer: " in told(double)
