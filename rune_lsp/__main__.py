@@ -63,6 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command
         else "%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    from rune_lsp.store.scrub import scrub_logs
+
+    scrub_logs()  # no secret in a log line, whoever logs it
     if args.command:
         from rune_lsp.cli.app import run_command
 

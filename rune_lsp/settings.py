@@ -17,6 +17,8 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from rune_lsp.store.scrub import scrub_shown
+
 ProviderName = Literal["ollama", "openai"]
 
 DEFAULT_BASE_URLS: dict[str, str] = {
@@ -179,7 +181,7 @@ def load_settings(
 
 
 def _describe(message: str, value: Any) -> str:
-    shown = repr(value)
+    shown = scrub_shown(repr(value))  # a rejected baseUrl may still carry a password
     if len(shown) > 60:
         shown = shown[:57] + "..."
     return f"{message}: got {shown}"

@@ -11,6 +11,7 @@ import logging
 import sys
 
 from rune_lsp.cli.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UsageError
+from rune_lsp.store.scrub import scrub_shown
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +26,7 @@ def run_command(args: argparse.Namespace) -> int:
 
         return run_fix(args)
     except UsageError as exc:
-        print(f"rune-lsp {args.command}: {exc}", file=sys.stderr)
+        print(scrub_shown(f"rune-lsp {args.command}: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:  # before or after a run: inside one, Ctrl-C cancels the run
         print(f"\nrune-lsp {args.command}: interrupted", file=sys.stderr)
@@ -33,8 +34,10 @@ def run_command(args: argparse.Namespace) -> int:
     except Exception as exc:
         log.debug("rune-lsp %s failed", args.command, exc_info=True)
         print(
-            f"rune-lsp {args.command}: unexpected error: {type(exc).__name__}: {exc} "
-            "(run with --log-level DEBUG for the details)",
+            scrub_shown(
+                f"rune-lsp {args.command}: unexpected error: {type(exc).__name__}: {exc} "
+                "(run with --log-level DEBUG for the details)"
+            ),
             file=sys.stderr,
         )
         return EXIT_FAILED

@@ -21,6 +21,7 @@ from rune_lsp.cli.terminal import AnswerSource, StdinAnswers, use_color
 from rune_lsp.loop.state import RunResult
 from rune_lsp.loop.task import FixTask
 from rune_lsp.settings import Settings
+from rune_lsp.store.scrub import secrets_in, use_secrets
 from rune_lsp.tools.scope import repository_root
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ class FixRequest:
 
 def run_fix(args: argparse.Namespace) -> int:
     settings, warnings = settings_from(args)
+    use_secrets(secrets_in(settings.api_key, settings.resolved_base_url))
     for warning in warnings:
         print(warning, file=sys.stderr)
     request = FixRequest(
@@ -156,7 +158,7 @@ def _driver(
             task=_task(request).prompt(),
             document_uri=path.as_uri(),
             document_path=str(path),
-            secrets=(settings.api_key,) if settings.api_key else (),
+            secrets=secrets_in(settings.api_key, settings.resolved_base_url),
             workspace_root=str(root),
         ),
         receipt_store=ReceiptStore(settings.resolved_state_dir, max_count=settings.max_receipts),

@@ -12,6 +12,7 @@ from rune_lsp.loop.state import (
     ToolResulted,
     describe_call,
 )
+from rune_lsp.store.scrub import scrub_shown
 
 
 class ProgressPrinter:
@@ -26,8 +27,8 @@ class ProgressPrinter:
 
     def __call__(self, event: RunEvent) -> None:
         line = describe_event(event)
-        if line is not None:
-            self._out.write(line + "\n")
+        if line is not None:  # a command, pattern or path the model chose may hold a secret
+            self._out.write(scrub_shown(line) + "\n")
             self._out.flush()
 
 

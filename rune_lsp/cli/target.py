@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rune_lsp.cli.errors import UsageError
+from rune_lsp.lines import line_count
 from rune_lsp.tools.documents import DiskDocuments, DocumentSource
 from rune_lsp.tools.errors import BinaryFileError, DocumentError
 from rune_lsp.tools.paths import display_path
@@ -86,7 +87,7 @@ def _fit_range(target: Target, text: str, shown: str) -> Target:
     """A start past the end is an error; an end past it is cut to the last line."""
     if target.start_line is None or target.end_line is None:
         return target
-    count = len(text.splitlines())
+    count = line_count(text)  # as the editor numbers them
     last = max(count, 1) - 1  # an empty file still has a line 1 to point at
     if target.start_line > last:
         lines = "line" if count == 1 else "lines"

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rune_lsp.lines import line_texts
+
 DEFAULT_INSTRUCTION = "Fix the problem at this range."
 #: Lines of context shown around the range, so the model rarely needs a first read_file.
 CONTEXT_LINES = 20
@@ -38,7 +40,7 @@ class FixTask(BaseModel):
 
     def prompt(self) -> str:
         instruction = (self.instruction or "").strip() or DEFAULT_INSTRUCTION
-        lines = self.text.splitlines()
+        lines = line_texts(self.text)  # numbered as the editor numbers them
         parts = [f"Task: {instruction}", f"File: {self.path}"]
         if self.start_line is not None:
             end = self.end_line if self.end_line is not None else self.start_line

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from rune_lsp.lines import split_lines
 from rune_lsp.loop.state import PreparedEdit
 from rune_lsp.review.hunks import Hunk, compute_hunks
-from rune_lsp.review.lines import split_lines
 
 NO_NEWLINE = "\\ No newline at end of file\n"
 
@@ -89,7 +89,7 @@ def colorize(diff: str) -> str:
     """The diff with ANSI colours for a terminal: red removals, green additions."""
     out: list[str] = []
     old_left = new_left = 0  # lines still expected in the current @@ section
-    for line in diff.splitlines(keepends=True):
+    for line in split_lines(diff):  # the diff was cut into lines the same way
         body = line.rstrip("\r\n")
         ending = line[len(body) :]
         in_section = old_left > 0 or new_left > 0

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from rune_lsp.lines import line_count
 from rune_lsp.review.errors import HunkMismatchError
-from rune_lsp.review.lines import Text, line_count
+from rune_lsp.review.lines import Text
 from rune_lsp.review.scan import changed_spans
 
 

@@ -1,42 +1,7 @@
-"""Lines the way LSP counts them: only `\\n`, `\\r\\n` and `\\r` end a line.
-
-`str.splitlines` also breaks on form feeds, `\\x1c`..`\\x1e`, NEL and the Unicode line
-separators; an editor does not, so positions computed from it would drift. It is still the
-fastest splitter, so it is used whenever none of those extra separators occurs.
-"""
+"""The line arithmetic of the diff, over lines as LSP counts them (`rune_lsp.lines` owns what a
+line is: only `\\n`, `\\r\\n` and `\\r` end one)."""
 
 from __future__ import annotations
-
-import re
-
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
-# Characters `str.splitlines` treats as line breaks but LSP does not.
-_EXTRA_BREAKS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
-
-
-def split_lines(text: str) -> list[str]:
-    """The lines of `text`, each with its own terminator; the last may have none."""
-    if any(mark in text for mark in _EXTRA_BREAKS):
-        return _LINE.findall(text)
-    return text.splitlines(keepends=True)
-
-
-def line_count(text: str) -> int:
-    """How many lines `split_lines(text)` returns."""
-    if not text:
-        return 0
-    if "\r" not in text:
-        return text.count("\n") + (text[-1] != "\n")
-    return Text(text).terminators(0, len(text)) + (text[-1] not in "\r\n")
-
-
-def strip_terminator(line: str) -> str:
-    """A line's content without its terminator."""
-    if line.endswith("\r\n"):
-        return line[:-2]
-    if line.endswith(("\n", "\r")):
-        return line[:-1]
-    return line
 
 
 class Text:

@@ -20,9 +20,9 @@ from lsprotocol.types import (
     Range,
 )
 
+from rune_lsp.lines import split_lines, strip_terminator
 from rune_lsp.loop.state import PreparedEdit
 from rune_lsp.review.hunks import Hunk
-from rune_lsp.review.lines import split_lines, strip_terminator
 from rune_lsp.review.positions import FILE_START, Encoding, encoded_length
 
 SOURCE = "rune"

@@ -60,15 +60,26 @@ def problem_message(problem: SettingsProblem) -> types.ShowMessageParams:
     return types.ShowMessageParams(type=types.MessageType.Warning, message=str(problem))
 
 
-#: Not a user setting: how long review waits for the didChange after an accepted applyEdit.
+#: Not user settings: how long review waits for the didChange after an accepted applyEdit, and
+#: for the editor's answer to an applyEdit (knobs for unusual editors, and for tests).
 CHANGE_GRACE_ENV = "RUNE_CHANGE_GRACE"
+REVIEW_WAIT_ENV = "RUNE_REVIEW_WAIT"
 
 
 def change_grace(environ: Mapping[str, str], default: float) -> float:
     """Seconds from `RUNE_CHANGE_GRACE` (0 < value <= 60), else `default`."""
-    raw = environ.get(CHANGE_GRACE_ENV, "").strip()
+    return env_seconds(environ, CHANGE_GRACE_ENV, default, most=60)
+
+
+def review_wait(environ: Mapping[str, str], default: float) -> float:
+    """Seconds from `RUNE_REVIEW_WAIT` (0 < value <= 86400), else `default`."""
+    return env_seconds(environ, REVIEW_WAIT_ENV, default, most=86_400)
+
+
+def env_seconds(environ: Mapping[str, str], name: str, default: float, *, most: float) -> float:
+    raw = environ.get(name, "").strip()
     try:
         value = float(raw) if raw else default
     except ValueError:
         return default
-    return value if 0 < value <= 60 else default
+    return value if 0 < value <= most else default

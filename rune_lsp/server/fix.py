@@ -58,6 +58,7 @@ def register(server: RuneServer, services: Services) -> None:
     @server.command(RESUME)
     async def resume(ls: RuneServer, *args: Any) -> dict[str, Any]:
         from rune_lsp.server.commands import RunIdArgs, parse
+        from rune_lsp.store.ownership import RunOwnedElsewhereError
 
         request = parse(RunIdArgs, RESUME, args)
         runs = services.runs
@@ -70,6 +71,8 @@ def register(server: RuneServer, services: Services) -> None:
                 f"{RESUME}: no interrupted run {request.run_id} in {ls.settings.resolved_state_dir}"
             ) from None
         except ValueError as exc:  # InvalidRunIdError: an id that is no safe file name
+            raise JsonRpcInvalidParams(f"{RESUME}: {exc}") from None
+        except RunOwnedElsewhereError as exc:
             raise JsonRpcInvalidParams(f"{RESUME}: {exc}") from None
         return wire(result)
 

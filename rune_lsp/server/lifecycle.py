@@ -18,6 +18,11 @@ if TYPE_CHECKING:
     from rune_lsp.server.services import Services
 
 
+#: How long the settings pull waits for the client: never for ever (the start's offer of
+#: interrupted runs comes after it).
+CONFIGURATION_WAIT_SECONDS = 10.0
+
+
 def register(server: RuneServer, services: Services) -> None:
     # Keeps the settings pull alive until it is done (the loop holds tasks only weakly).
     pulling: set[asyncio.Task[None]] = set()
@@ -81,11 +86,14 @@ async def pull_settings(ls: RuneServer) -> None:
     if not (workspace and workspace.configuration):
         return
     try:
-        answer = await ls.workspace_configuration_async(
-            types.ConfigurationParams(items=[types.ConfigurationItem(section=config.SECTION)])
+        answer = await ls.ask(
+            types.WORKSPACE_CONFIGURATION,
+            types.ConfigurationParams(items=[types.ConfigurationItem(section=config.SECTION)]),
+            wait=CONFIGURATION_WAIT_SECONDS,
         )
     except Exception as exc:  # a client that fails here still gets the initial settings
-        ls.log(f"workspace/configuration failed: {exc}", types.MessageType.Warning)
+        why = str(exc) or f"no answer within {CONFIGURATION_WAIT_SECONDS:g} s"
+        ls.log(f"workspace/configuration failed: {why}", types.MessageType.Warning)
         return
     apply_settings(ls, answer[0] if answer else None)
 

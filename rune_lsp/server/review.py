@@ -44,12 +44,17 @@ from rune_lsp.review import (
 )
 from rune_lsp.server.app import RuneServer
 from rune_lsp.server.documents import LspDocuments
+from rune_lsp.server.protocol import UnusableAnswerError
 from rune_lsp.tools.errors import DocumentError
 
 log = logging.getLogger(__name__)
 
 #: How long to wait for the `didChange` that follows an accepted applyEdit by default.
 CHANGE_GRACE_SECONDS = 2.0
+#: How long to wait for the editor's answer to an applyEdit by default: in VS Code that is the
+#: user reading the refactor preview, so it is generous; but never for ever, since the review
+#: lock is server-wide and every other review waits behind it (`RUNE_REVIEW_WAIT`).
+REVIEW_WAIT_SECONDS = 600.0
 
 #: The loop's last word before a change is sent: the change to send (rebased onto the current
 #: text when another edit landed meanwhile) or the refusal (denied, stale).
@@ -85,10 +90,12 @@ class ReviewDesk:
         server: RuneServer,
         documents: LspDocuments,
         change_grace: float = CHANGE_GRACE_SECONDS,
+        answer_wait: float = REVIEW_WAIT_SECONDS,
     ) -> None:
         self.server = server
         self.documents = documents
         self.change_grace = change_grace
+        self.answer_wait = answer_wait
         # VS Code discards an open refactor preview when another applyEdit arrives.
         self.apply_lock = asyncio.Lock()
         self.open: dict[str, OpenReview] = {}
@@ -205,10 +212,19 @@ class LspReviewer:
         """
         path = Path(change.path)
         changed = self.documents.expect_change(path)
+        wait = self.desk.answer_wait
         try:
             response = await self.server.ask(
-                types.WORKSPACE_APPLY_EDIT, types.ApplyWorkspaceEditParams(edit=edit, label=label)
+                types.WORKSPACE_APPLY_EDIT,
+                types.ApplyWorkspaceEditParams(edit=edit, label=label),
+                wait=wait,
             )
+        except TimeoutError:
+            reason = f"the editor did not answer within {wait:g} s; the request was withdrawn"
+            log.warning("applyEdit of %s: %s", path, reason)
+            return await self._unclear(change, hunks, changed, reason)
+        except UnusableAnswerError as exc:  # logged where it was read
+            return await self._unclear(change, hunks, changed, f"the editor's {exc}")
         except JsonRpcException as exc:  # eglot answers a "no" with an error
             return self._not_applied(change, str(exc) or "the editor refused the edit")
         if not response.applied:
@@ -219,6 +235,18 @@ class LspReviewer:
             return Landed(status="applied", detail="the user accepted the edit; it was applied")
         outcome = reconcile(change.old_text, hunks, landed)
         return Landed(status=outcome.status, detail=outcome.detail)
+
+    async def _unclear(
+        self, change: PreparedEdit, hunks: Sequence[Hunk], changed: asyncio.Event, reason: str
+    ) -> Landed:
+        """No usable answer (none in time, or one that is no ApplyWorkspaceEditResult): the
+        document decides. The edit counts as landed only as far as the text shows it did;
+        an unchanged document is a rejection, and the model is told why."""
+        path = Path(change.path)
+        if await self._change_arrived(path, changed, change.old_text):
+            outcome = reconcile(change.old_text, hunks, self._current_text(path))
+            return Landed(status=outcome.status, detail=f"{outcome.detail} ({reason})")
+        return Landed(status="rejected", detail=f"the edit was not applied: {reason}")
 
     def _not_applied(self, change: PreparedEdit, reason: str | None) -> Landed:
         """`applied: false` is the user's no, unless the document moved on meanwhile: editors
@@ -369,4 +397,4 @@ def _overlaps(a: types.Range, b: types.Range) -> bool:
     return a_start <= b_end and b_start <= a_end
 
 
-__all__ = ["CHANGE_GRACE_SECONDS", "LspReviewer", "ReviewDesk"]
+__all__ = ["CHANGE_GRACE_SECONDS", "REVIEW_WAIT_SECONDS", "LspReviewer", "ReviewDesk"]

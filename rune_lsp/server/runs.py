@@ -28,9 +28,10 @@ from rune_lsp.server.notices import RefusalNotice
 from rune_lsp.server.progress import RunProgress
 from rune_lsp.server.review import LspReviewer, ReviewDesk
 from rune_lsp.settings import Settings
-from rune_lsp.store.ownership import RunRegistry, new_session_id
+from rune_lsp.store.ownership import RunRegistry, SessionLock, new_session_id
 from rune_lsp.store.pending import PendingRun, PendingStore
 from rune_lsp.store.receipts import ReceiptStore
+from rune_lsp.store.scrub import secrets_in
 from rune_lsp.tools.executor import WorkspaceTools
 from rune_lsp.tools.paths import display_path
 from rune_lsp.tools.scope import RunScope, scope_for
@@ -58,6 +59,7 @@ class RunManager:
         self.documents = documents
         self.desk = desk
         self.session = new_session_id()
+        self.owner = SessionLock(self.session)
         self.active: dict[str, ActiveRun] = {}
         self.registry = RunRegistry()
         self._model: tuple[tuple[object, ...], Model] | None = None
@@ -71,9 +73,7 @@ class RunManager:
         return await self._launch(run_id, _doc_key(path), request_id, path, task.prompt())
 
     async def resume(self, run_id: str, request_id: Any) -> RunResult:
-        record = self.pending_store.load(run_id)
-        if record is None:
-            raise KeyError(run_id)
+        record = self.pending_store.claim(run_id, self.session)
         path = Path(record.document_path) if record.document_path else Path(record.document_uri)
         return await self._launch(
             run_id, _doc_key(path), request_id, path, record.task, resumed=record
@@ -179,7 +179,7 @@ class RunManager:
                 task=task,
                 document_uri=self.documents.uri_for(path),
                 document_path=str(path),
-                secrets=(settings.api_key,) if settings.api_key else (),
+                secrets=secrets_in(settings.api_key, settings.resolved_base_url),
                 session_id=self.session,
                 workspace_root=str(root),
             ),
@@ -240,6 +240,7 @@ class RunManager:
         if self._model is not None:
             await _close(self._model[1])
             self._model = None
+        self.owner.release()  # a pause kept for resume is now another server's to offer
 
     # --- what runs are built from ----------------------------------------------------------------
 
@@ -300,7 +301,14 @@ class RunManager:
 
     @property
     def pending_store(self) -> PendingStore:
-        return PendingStore(self.server.settings.resolved_state_dir)
+        """The paused runs under the current `stateDir`, where this server is marked alive
+        first: a run it pauses there is never offered as interrupted by another server."""
+        root = self.server.settings.resolved_state_dir
+        try:
+            self.owner.hold(root)
+        except OSError as exc:  # an unwritable state dir: pausing there fails on its own
+            log.warning("rune: cannot mark this server's runs in %s as live: %s", root, exc)
+        return PendingStore(root)
 
     @property
     def receipt_store(self) -> ReceiptStore:

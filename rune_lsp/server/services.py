@@ -33,10 +33,14 @@ class Services:
     @cached_property
     def desk(self) -> ReviewDesk:
         from rune_lsp.server import config
-        from rune_lsp.server.review import CHANGE_GRACE_SECONDS, ReviewDesk
+        from rune_lsp.server.review import CHANGE_GRACE_SECONDS, REVIEW_WAIT_SECONDS, ReviewDesk
 
-        grace = config.change_grace(os.environ, CHANGE_GRACE_SECONDS)
-        return ReviewDesk(self._server, self.documents, change_grace=grace)
+        return ReviewDesk(
+            self._server,
+            self.documents,
+            change_grace=config.change_grace(os.environ, CHANGE_GRACE_SECONDS),
+            answer_wait=config.review_wait(os.environ, REVIEW_WAIT_SECONDS),
+        )
 
     @cached_property
     def runs(self) -> RunManager:

@@ -23,6 +23,7 @@ from rune_lsp.store.atomic import (
     remove_stale_temps,
     stored_files,
 )
+from rune_lsp.store.ownership import RunOwnedElsewhereError, claiming, owner_alive
 from rune_lsp.store.runids import InvalidRunIdError, checked_run_id
 from rune_lsp.store.scrub import Scrubber
 from rune_lsp.store.urls import StoredUrl
@@ -63,6 +64,7 @@ class PendingRun(BaseModel):
 
 class PendingStore:
     def __init__(self, root: Path) -> None:
+        self.root = root
         self.directory = root / "pending"
 
     def path_for(self, run_id: str) -> Path:
@@ -91,7 +93,8 @@ class PendingStore:
         return record
 
     def list_interrupted(self, *, current_session: str | None = None) -> list[PendingRun]:
-        """Paused runs not owned by `current_session` (all when None), most recent first.
+        """Paused runs whose owner is gone: neither `current_session` nor a session that is
+        still alive (another editor window's server), most recent first.
 
         Unreadable files are skipped with a warning; listing never fails on them.
         """
@@ -102,10 +105,30 @@ class PendingStore:
             except InvalidRunIdError:  # a file name that is not a run id: not ours
                 log.warning("rune: ignoring unexpected file %s", path)
                 continue
-            if record is not None and record.session_id != current_session:
+            if (
+                record is not None
+                and record.session_id != current_session
+                and not owner_alive(self.root, record.session_id)
+            ):
                 found.append(record)
         found.sort(key=lambda record: record.updated_at, reverse=True)
         return found
+
+    def claim(self, run_id: str, session_id: str) -> PendingRun:
+        """Take the paused run over for `session_id` (held by this process, `SessionLock`)
+        before continuing it, so that no other server offers or continues it meanwhile.
+
+        Raises KeyError when there is no such run, RunOwnedElsewhereError when its owner lives.
+        """
+        with claiming(self.root):
+            record = self.load(run_id)
+            if record is None:
+                raise KeyError(run_id)
+            if record.session_id != session_id and owner_alive(self.root, record.session_id):
+                raise RunOwnedElsewhereError(run_id)
+            claimed = record.model_copy(update={"session_id": session_id})
+            self.save(claimed)
+            return claimed
 
     def discard(self, run_id: str) -> bool:
         """Forget a paused run (it ended or was abandoned); False if it was not stored."""

@@ -1,32 +1,85 @@
-"""Removing secrets (the API key) from anything the store writes.
+"""Removing secrets (the API key, a password in `baseUrl`) from anything rune writes or says.
+
+This is the one scrubber: for receipts and paused runs on disk (`Scrubber.model`), and for every
+log line, progress line and editor message (`scrub_shown`, `scrub_logs`).
 
 A key can reach a run's data by many routes: the model reads a `.env` file, a command prints its
-environment, the model repeats it in the answer. So scrubbing is applied to every string of the
-stored model, not to chosen fields. Text in a run's data is often clipped, which can cut a key in
-two; a long enough head or tail of a secret is masked too, so half a key never survives.
+environment, the model repeats it in the answer, or puts it in a command, a search pattern or a
+path that progress then names. So scrubbing is applied to every string, not to chosen fields.
+Text in a run's data is often clipped, which can cut a key in two; a long enough head or tail of
+a secret is masked too, so half a key never survives.
+
+What is only shown (logs, progress, messages) is also cleared of tokens rune was never told
+about but that have a well-known shape (`sk-…`, `ghp_…`, `AKIA…`, a URL's password). Stored run
+state is not: there the text is the user's data, which a resumed run may write back.
+
+No pydantic at import time: the server installs the log scrubbing before the editor's
+`initialize` is answered.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import re
 from collections.abc import Iterable, Iterator
 from types import UnionType
-from typing import Any, Literal, TypeVar, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, Union, get_args, get_origin
+from urllib.parse import unquote, urlsplit
 
-from pydantic import BaseModel
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 MASK = "***"
 #: Shortest piece of a secret masked on its own; shorter pieces carry too little to matter and
 #: would mask ordinary text.
 MIN_FRAGMENT = 8
+#: A URL password shorter than this is not masked wherever it occurs (it would mask ordinary
+#: words); inside a URL it is masked by shape whatever its length.
+MIN_PASSWORD = 4
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound="BaseModel")
+
+#: Credentials with a shape of their own. A match is masked but for its prefix group (the URL up
+#: to the password, the word `Bearer`).
+_SHAPES = re.compile(
+    r"(?<![A-Za-z0-9])(?:"
+    r"sk-[A-Za-z0-9_-]{16,}"  # OpenAI, Anthropic and the many APIs that copied them
+    r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,}"  # GitHub
+    r"|glpat-[A-Za-z0-9_-]{20,}"  # GitLab
+    r"|xox[abposr]-[A-Za-z0-9-]{10,}"  # Slack
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}"  # AWS access key ids
+    r"|hf_[A-Za-z0-9]{30,}"  # Hugging Face
+    r"|AIza[0-9A-Za-z_-]{35}"  # Google API keys
+    r")"
+    # The password of `scheme://user:password@host`; the user name is kept.
+    r"|(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*://[^\s/@:]*:)[^\s/@]+(?=@)"
+    # A bearer token after `Authorization: Bearer` (or `Bearer` alone), whatever its shape.
+    r"|(\bBearer\s+)[A-Za-z0-9._~+/=-]{8,}",
+)
+
+
+def secrets_in(api_key: str | None, base_url: str | None) -> tuple[str, ...]:
+    """What must never be shown of a configuration: the API key and the credentials in the
+    base URL (the password, or a user name alone, which is then the token)."""
+    found = [api_key] if api_key else []
+    try:
+        parts = urlsplit(base_url or "")
+        password, username = parts.password, parts.username
+    except ValueError:
+        return tuple(found)
+    credential = password if password is not None else username
+    if credential and len(credential) >= MIN_PASSWORD:
+        found.extend(dict.fromkeys((credential, unquote(credential))))
+    return tuple(found)
 
 
 class Scrubber:
-    """Replaces each secret, and any head or tail of it of MIN_FRAGMENT+ characters, by MASK."""
+    """Replaces each secret, and any head or tail of it of MIN_FRAGMENT+ characters, by MASK;
+    with `shapes`, also every credential of a well-known shape (for what is only shown)."""
 
-    def __init__(self, secrets: Iterable[str | None]) -> None:
+    def __init__(self, secrets: Iterable[str | None], *, shapes: bool = False) -> None:
+        self._shapes = shapes
         variants: set[str] = set()
         for secret in secrets:
             if secret:
@@ -36,9 +89,15 @@ class Scrubber:
         self._secrets = tuple(sorted(variants))
 
     def __bool__(self) -> bool:
-        return bool(self._secrets)
+        return bool(self._secrets) or self._shapes
 
     def text(self, value: str) -> str:
+        value = self._known(value)
+        if self._shapes:
+            value = _SHAPES.sub(_masked_shape, value)
+        return value
+
+    def _known(self, value: str) -> str:
         spans = sorted(span for secret in self._secrets for span in _secret_spans(value, secret))
         if not spans:
             return value
@@ -72,6 +131,8 @@ class Scrubber:
     def _any(self, value: Any) -> Any:
         if isinstance(value, str):
             return self.text(value)
+        from pydantic import BaseModel  # loaded by then: a stored model is being scrubbed
+
         if isinstance(value, BaseModel):
             return self.model(value)
         if isinstance(value, tuple):
@@ -81,6 +142,10 @@ class Scrubber:
         if isinstance(value, dict):
             return {self._any(key): self._any(item) for key, item in value.items()}
         return value
+
+
+def _masked_shape(match: re.Match[str]) -> str:
+    return (match.group(1) or match.group(2) or "") + MASK
 
 
 def _is_vocabulary(annotation: Any) -> bool:
@@ -124,3 +189,42 @@ def _secret_spans(text: str, secret: str) -> Iterator[tuple[int, int]]:
             matched -= 1
         yield start, found + MIN_FRAGMENT
         found = text.find(tail, found + 1)
+
+
+class _Shown(logging.Filter):
+    """The process's scrubber for what is shown. As a log filter it masks every record that
+    reaches a handler it is installed on: the message, its arguments and any traceback (an
+    exception's text may quote a URL or a header)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scrubber = Scrubber((), shapes=True)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = self.scrubber.text(record.getMessage()), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = self.scrubber.text(record.exc_text)
+        return True
+
+
+_SHOWN = _Shown()
+
+
+def scrub_shown(text: str) -> str:
+    """`text` as it may be shown: in a log, a progress line, an editor message, the terminal."""
+    return _SHOWN.scrubber.text(text)
+
+
+def use_secrets(secrets: Iterable[str | None]) -> None:
+    """What `scrub_shown` and the logs mask from now on besides every well-known token shape:
+    the current configuration's secrets (`secrets_in`), replacing those given before."""
+    _SHOWN.scrubber = Scrubber(secrets, shapes=True)
+
+
+def scrub_logs() -> None:
+    """Every handler of the root logger masks from now on what `scrub_shown` masks."""
+    for handler in logging.getLogger().handlers:
+        if _SHOWN not in handler.filters:
+            handler.addFilter(_SHOWN)

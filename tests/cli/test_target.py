@@ -101,3 +101,12 @@ def test_missing_file_and_directory_are_refused(tmp_path: Path) -> None:
         open_target(Target(tmp_path / "nope.py"))
     with pytest.raises(UsageError, match="it is a directory"):
         open_target(Target(tmp_path))
+
+
+def test_lines_are_counted_as_the_editor_counts_them(tmp_path: Path) -> None:
+    # Form feed and U+2028 end no line in an editor; `str.splitlines` counted 5 here.
+    source = tmp_path / "feeds.py"
+    source.write_bytes("a\x0cb\nc\u2028d\ne".encode())
+    assert open_target(Target(source, 1, 50)).target.end_line == 2
+    with pytest.raises(UsageError, match=r"line 4 is past the end of .*feeds.py \(3 lines\)"):
+        open_target(Target(source, 3, 3))

@@ -54,6 +54,7 @@ class Launch(Protocol):
         state_dir: Path | None = None,
         experimental: dict[str, Any] | None = None,
         roots: bool = True,
+        env: dict[str, str] | None = None,
     ) -> Awaitable[FakeEditor]: ...
 
 
@@ -106,8 +107,10 @@ async def launch(double: ModelDouble, workspace: Path) -> AsyncIterator[Launch]:
         state_dir: Path | None = None,
         experimental: dict[str, Any] | None = None,
         roots: bool = True,
+        env: dict[str, str] | None = None,
     ) -> FakeEditor:
-        env = server_env()
+        extra = env or {}
+        env = {**server_env(), **extra}
         if state_dir is not None:  # e.g. a second server continuing the first one's runs
             env["RUNE_STATE_DIR"] = str(state_dir)
         config = pytest_lsp.ClientServerConfig(

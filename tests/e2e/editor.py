@@ -64,6 +64,8 @@ class ApplyPolicy:
     `delay`: seconds the preview stays open before the answer. `sync=False`: the editor tells
     the server about the changed buffers only when the test calls `sync()` (Emacs' eglot sends
     didChange once idle). `error`: answer with a JSON-RPC error instead (eglot's "no").
+    `raw`: answer with this JSON text as it is, `@ID@` standing for the request's id (a broken
+    editor), whether the edit was applied (`accept`) or not.
     """
 
     accept: bool = True
@@ -73,6 +75,7 @@ class ApplyPolicy:
     delay: float = 0.0
     sync: bool = True
     error: str | None = None
+    raw: str | None = None
 
 
 @dataclass
@@ -287,6 +290,8 @@ class FakeEditor:
                 await asyncio.sleep(policy.delay)
             if policy.type_first is not None:
                 self.type(policy.type_first)
+            if policy.raw is not None:
+                self.client.protocol.answer_raw(policy.raw)
             result = self._decide(params.edit, policy)
         finally:
             self._edits_in_flight -= 1

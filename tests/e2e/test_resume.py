@@ -3,6 +3,8 @@ continues it from its persisted state."""
 
 from __future__ import annotations
 
+import asyncio
+
 from lsprotocol import types
 
 from tests.doubles.model_double import ModelDouble, Reply
@@ -70,3 +72,50 @@ async def test_a_run_whose_server_crashed_during_a_preview_is_resumed(
     [preview] = second.apply_records  # asked again, as an edit of the current buffer
     assert preview.params.edit.change_annotations
     assert second.text("app.py") == APP_PY.replace("a - b", "a + b")
+
+
+async def test_a_run_live_in_another_window_is_neither_offered_nor_resumed(
+    launch: Launch, double: ModelDouble
+) -> None:
+    # Two editor windows, two servers, one state dir: the first one's run waits for review.
+    double.script(edit("app.py", "return a - b", "return a + b"), Reply(text="Fixed."))
+    first = await launch("neovim")
+    first.open("app.py")
+    uri = first.uri("app.py")
+    fix = first.start_fix("app.py")
+    await first.pending_review(uri)
+    run_id = (await first.run_token()).removeprefix("rune/")
+
+    second = await launch("neovim", state_dir=first.state_dir)
+    error = await second.command_error("rune.resume", {"runId": run_id})
+    assert f"run {run_id} is live in another rune-lsp" in error
+    await second.wait_for(  # the settings read at start, then the pulled ones: the offer is next
+        lambda: sum("rune: ollama model" in m.message for m in second.client.log_messages) >= 2,
+        "the settings pulled",
+    )
+    await asyncio.sleep(0.3)
+    assert not [m for m in second.shown_messages() if run_id in m]
+
+    # The owner still drives it to the end, alone.
+    diagnostic = await first.pending_review(uri)
+    assert await first.review(uri, diagnostic, "Accept edit") == {"status": "applied"}
+    assert (await fix.result()).outcome == "completed"
+    assert second.apply_records == [] and len(double.chat_requests) == 2
+
+
+async def test_a_run_whose_server_was_killed_is_offered_by_another_window(
+    launch: Launch, double: ModelDouble
+) -> None:
+    double.script(edit("app.py", "return a - b", "return a + b"))
+    first = await launch("neovim")
+    first.open("app.py")
+    first.start_fix("app.py")
+    await first.pending_review(first.uri("app.py"))
+    run_id = (await first.run_token()).removeprefix("rune/")
+    await first.crash()  # kill -9: its lock goes with it
+
+    second = await launch("neovim", state_dir=first.state_dir)
+
+    await second.wait_for(
+        lambda: [m for m in second.shown_messages() if run_id in m], "the interrupted run offered"
+    )

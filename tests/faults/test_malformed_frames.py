@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -83,3 +84,47 @@ def test_a_request_with_unstructurable_params_gets_an_error_response(
     assert "$.params" in message, message  # names what did not fit, not only that it failed
     # A client error is the client's to see; the user gets no "Error in server" pop-up.
     assert not [f for f in server.seen if f.get("method") == "window/showMessage"]
+
+
+#: Requests and notifications a broken client might send: params of the wrong shape, commands
+#: with bad arguments, unknown methods, responses to nothing.
+BAD_MESSAGES: list[dict[str, object]] = [
+    *(
+        {"jsonrpc": "2.0", "id": f"r{i}", "method": method, "params": params}
+        for i, (method, params) in enumerate(
+            [
+                ("workspace/executeCommand", 7),
+                ("workspace/executeCommand", {"command": 5}),
+                ("workspace/executeCommand", {"command": "rune.fixThis", "arguments": [1]}),
+                ("workspace/executeCommand", {"command": "rune.acceptEdit", "arguments": [{}]}),
+                ("workspace/executeCommand", {"command": "rune.resume", "arguments": ["x"]}),
+                ("textDocument/codeAction", {"textDocument": "nope"}),
+                ("textDocument/codeAction", []),
+                ("rune/nothing", {}),
+            ]
+        )
+    ),
+    {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": 3}},
+    {"jsonrpc": "2.0", "method": "textDocument/didChange", "params": []},
+    {"jsonrpc": "2.0", "method": "workspace/didChangeConfiguration", "params": 1},
+    {"jsonrpc": "2.0", "id": "nobody-asked", "result": 1},
+    {"jsonrpc": "2.0", "id": "nobody-asked-either"},
+    {"id": 9, "method": "initialize"},
+]
+
+
+def test_each_bad_message_costs_one_log_line_and_no_traceback(server: RawServer) -> None:
+    server.request("workspace/executeCommand", VALID_CANCEL)  # the start's own lines are out
+    before = len(server.stderr)
+    for message in BAD_MESSAGES:
+        server.send(message)
+    for data in MALFORMED.values():
+        server.write(data)
+    server.request("workspace/executeCommand", VALID_CANCEL)
+    time.sleep(0.5)  # what was logged before that answer reaches the stderr reader thread
+
+    logged = server.stderr[before:].decode("utf-8", "replace")
+    assert "Traceback" not in logged, logged
+    lines = [line for line in logged.splitlines() if line.strip()]
+    assert len(lines) <= len(BAD_MESSAGES) + len(MALFORMED), logged
+    assert server.stop() == 0

@@ -4,7 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rune_lsp.review.lines import Text, line_count, split_lines, strip_terminator
+from rune_lsp.lines import line_count, split_lines, strip_terminator
+from rune_lsp.review.lines import Text
 
 TEXTS = st.lists(st.sampled_from(["a", "é", "😀", "\n", "\r", "\r\n", "\x0c", "\u2028"])).map(
     "".join

@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 
-from rune_lsp.server import create_server
+from rune_lsp.server import create_server, lifecycle
 from rune_lsp.server.app import RuneServer
 
 from .capture import Capture
@@ -56,3 +57,35 @@ def test_settings_are_the_defaults_before_the_client_sends_any() -> None:
 
     assert server.settings.model == type(server.settings)().model
     assert server.settings_problems == ()
+
+
+async def test_a_settings_pull_the_client_never_answers_is_given_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lifecycle, "CONFIGURATION_WAIT_SECONDS", 0.05)
+    server = create_server()
+    capture = Capture()
+    server.protocol.set_writer(capture)
+    capabilities = {"workspace": {"configuration": True}}
+    options = {"stateDir": str(tmp_path)}
+    _receive(
+        server,
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": types.INITIALIZE,
+            "params": {"capabilities": capabilities, "initializationOptions": options},
+        },
+    )
+    _receive(server, {"jsonrpc": "2.0", "method": types.INITIALIZED, "params": {}})
+    await asyncio.sleep(0.3)
+
+    [pull] = [m for m in capture.messages if m.get("method") == types.WORKSPACE_CONFIGURATION]
+    cancels = [m for m in capture.messages if m.get("method") == types.CANCEL_REQUEST]
+    assert [c["params"] for c in cancels] == [{"id": pull["id"]}]  # withdrawn, not left open
+    logged = [
+        str(m["params"]["message"])  # type: ignore[index]
+        for m in capture.messages
+        if m.get("method") == types.WINDOW_LOG_MESSAGE
+    ]
+    assert "workspace/configuration failed: no answer within 0.05 s" in logged

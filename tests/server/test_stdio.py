@@ -7,6 +7,8 @@ import contextlib
 import io
 import os
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -113,3 +115,27 @@ async def test_an_overlong_line_reads_as_one_garbage_line(pipe: tuple[BinaryIO, 
         rest = await reader.readline()
     await writer
     reader.close()
+
+
+@pytest.mark.parametrize("watched", [True, False], ids=["pipe", "regular file"])
+def test_a_body_that_is_not_json_costs_one_log_line_either_way(
+    tmp_path: Path, watched: bool
+) -> None:
+    frames = b"".join(
+        b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+        for body in (b'{"jsonrpc": "2.0", "id": 1, "result": {"appl', b"\xff\xfe not utf-8")
+    )
+    source = tmp_path / "stdin.bin"
+    source.write_bytes(frames)
+    with source.open("rb") as on_disk:
+        done = subprocess.run(
+            [sys.executable, "-m", "rune_lsp"],
+            input=frames if watched else None,
+            stdin=None if watched else on_disk,
+            capture_output=True,
+            timeout=60,
+        )
+    assert done.returncode == 0
+    stderr = done.stderr.decode()
+    assert "Traceback" not in stderr, stderr
+    assert stderr.count("unreadable message from the client") == 2, stderr

@@ -1,6 +1,23 @@
 from __future__ import annotations
 
-from rune_lsp.store.ownership import Claim, RunRegistry, new_session_id
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from store_samples import pending_run
+
+from rune_lsp.store.ownership import (
+    SESSIONS,
+    Claim,
+    RunOwnedElsewhereError,
+    RunRegistry,
+    SessionLock,
+    new_session_id,
+    owner_alive,
+)
+from rune_lsp.store.pending import PendingStore
 
 DOC = "file:///ws/app.py"
 
@@ -57,3 +74,72 @@ def test_a_run_resumed_on_another_document_leaves_the_first() -> None:
 
 def test_session_ids_are_unique() -> None:
     assert len({new_session_id() for _ in range(100)}) == 100
+
+
+# --- between processes: the session lock --------------------------------------------------
+
+
+def _hold_in_child(root: Path, session_id: str) -> subprocess.Popen[bytes]:
+    """Another server process holding `session_id` under `root`, until it is killed."""
+    code = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from rune_lsp.store.ownership import SessionLock\n"
+        f"SessionLock({session_id!r}).hold(Path({str(root)!r}))\n"
+        "print('held', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    assert child.stdout is not None and child.stdout.readline() == b"held\n"
+    return child
+
+
+def test_a_session_is_alive_while_its_process_holds_it(tmp_path: Path) -> None:
+    child = _hold_in_child(tmp_path, "other-window")
+    try:
+        assert owner_alive(tmp_path, "other-window")
+    finally:
+        child.kill()  # kill -9: nothing runs on the way out, the system drops the lock
+        child.wait()
+    assert not owner_alive(tmp_path, "other-window")
+    assert not (tmp_path / SESSIONS / "other-window.lock").exists()  # the record goes with it
+
+
+def test_a_reused_pid_does_not_keep_a_dead_session_alive(tmp_path: Path) -> None:
+    # The file names a live process (this one), but nobody holds its lock: dead.
+    (tmp_path / SESSIONS).mkdir()
+    (tmp_path / SESSIONS / "crashed.lock").write_text(f"{os.getpid()}\n")
+    assert not owner_alive(tmp_path, "crashed")
+
+
+def test_hold_and_release_in_this_process(tmp_path: Path) -> None:
+    mine = SessionLock(new_session_id())
+    mine.hold(tmp_path)
+    mine.hold(tmp_path)  # once per state dir
+    assert owner_alive(tmp_path, mine.session_id)
+    assert not owner_alive(tmp_path, "never-was")
+    assert not owner_alive(tmp_path, "../escape")
+    mine.release()
+    assert not owner_alive(tmp_path, mine.session_id)
+
+
+def test_only_a_dead_owners_run_is_interrupted_and_claimed(tmp_path: Path) -> None:
+    store = PendingStore(tmp_path)
+    store.save(pending_run("run-live", session_id="other-window"))
+    store.save(pending_run("run-dead", session_id="crashed-window"))
+    child = _hold_in_child(tmp_path, "other-window")
+    try:
+        listed = store.list_interrupted(current_session="me")
+        assert [record.run_id for record in listed] == ["run-dead"]
+        with pytest.raises(RunOwnedElsewhereError, match="run run-live is live in another"):
+            store.claim("run-live", "me")
+        claimed = store.claim("run-dead", "me")
+    finally:
+        child.kill()
+        child.wait()
+    assert claimed.session_id == "me"
+    stored = store.load("run-dead")
+    assert stored is not None and stored.session_id == "me"  # taken over before it goes on
+    assert [r.run_id for r in store.list_interrupted(current_session="me")] == ["run-live"]
+    with pytest.raises(KeyError):
+        store.claim("no-such-run", "me")

@@ -133,3 +133,69 @@ def test_url_passwords_are_masked() -> None:
     )
     assert built.base_url == "https://user:***@proxy.example/v1"
     assert "s3cr3t" not in built.to_json()
+
+
+def test_secrets_of_a_configuration_are_the_key_and_the_url_credentials() -> None:
+    from rune_lsp.store.scrub import secrets_in
+
+    assert secrets_in("k-123", "http://bob:p%40ss-word@h/v1") == (
+        "k-123",
+        "p%40ss-word",
+        "p@ss-word",
+    )
+    assert secrets_in(None, "https://tok-en-1234@h") == ("tok-en-1234",)  # a user name alone
+    assert secrets_in("", "http://bob:pw@h") == ()  # too short to mask on its own (see shapes)
+    assert secrets_in(None, "http://[::1") == ()  # not a URL: nothing to find, no error
+
+
+def test_shown_text_loses_well_known_token_shapes_too() -> None:
+    scrub = Scrubber(["configured-secret"], shapes=True)
+    github = "ghp_" + "a" * 36
+    assert (
+        scrub.text(f"git push https://{github}@github.com x") == "git push https://***@github.com x"
+    )
+    assert scrub.text("key sk-proj-abcdefghijklmnopqrst!") == f"key {MASK}!"
+    assert scrub.text("AKIAABCDEFGHIJKLMNOP") == MASK
+    assert scrub.text("http://bob:pw@host/v1") == f"http://bob:{MASK}@host/v1"
+    assert scrub.text("Authorization: Bearer abc.def-123") == f"Authorization: Bearer {MASK}"
+    assert scrub.text("use configured-secret here") == f"use {MASK} here"
+    # Ordinary words that merely start alike stay.
+    assert (
+        scrub.text("risk-assessment-module and disk-cache")
+        == "risk-assessment-module and disk-cache"
+    )
+
+
+def test_stored_models_keep_token_shapes_the_user_wrote() -> None:
+    # A paused run may write its text back into a file: only configured secrets are masked there.
+    token = "sk-proj-" + "b" * 24
+    answer = run_result().model_copy(update={"answer": f"token {token}"})
+    assert Scrubber(["other-secret"]).model(answer).answer == f"token {token}"
+
+
+def test_log_records_are_scrubbed_message_arguments_and_traceback() -> None:
+    import io
+    import logging
+
+    from rune_lsp.store.scrub import scrub_logs, use_secrets
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        scrub_logs()
+        use_secrets(["planted-secret-42"])
+        log = logging.getLogger("tests.scrub")
+        log.warning("calling %s with %r", "http://u:pw@h", {"key": "planted-secret-42"})
+        try:
+            raise RuntimeError("planted-secret-42 refused")
+        except RuntimeError:
+            log.exception("failed")
+    finally:
+        use_secrets(())
+        root.removeHandler(handler)
+    logged = stream.getvalue()
+    assert "calling http://u:***@h with {'key': '***'}" in logged
+    assert "RuntimeError: *** refused" in logged
+    assert "planted-secret-42" not in logged and "pw@" not in logged
