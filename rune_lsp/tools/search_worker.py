@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rune_lsp.tools.documents import MAX_TEXT_BYTES, DiskDocuments
-from rune_lsp.tools.errors import BinaryFileError, DocumentError, ToolError
+from rune_lsp.tools.errors import BinaryFileError, BlockedDocument, DocumentError, ToolError
 from rune_lsp.tools.ripgrep import ripgrep_candidates
 from rune_lsp.tools.text import iter_lines, truncate
 
@@ -228,6 +228,10 @@ def _hits_in(
         try:
             text = DiskDocuments().read_text(Path(candidate.path))
         except DocumentError as exc:
+            if isinstance(exc, BlockedDocument) and not named:
+                # Never listed: a note that depends on whether it matched is an oracle on a
+                # credential's content (rg pre-filters by match).
+                return
             if named or not isinstance(exc, BinaryFileError) or _bytes_match(candidate, regex):
                 skipped.append(Skipped(candidate.shown, str(exc)))
             return

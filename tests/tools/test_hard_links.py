@@ -68,3 +68,14 @@ async def test_write_file_through_a_hard_link_is_denied(
     assert isinstance(change, ToolOutcome)
     assert change.status == "denied" and "is a hard link" in change.content
     assert outside.read_text() == "echo safe\n"
+
+
+async def test_search_lists_a_blocked_link_whether_or_not_it_matches(
+    tools: WorkspaceTools, linked: Path
+) -> None:
+    """A 'not searched' note that appears only on a match would tell the model, one pattern at a
+    time, what the credential holds."""
+    matching = await tools.execute("search", SearchArgs(pattern="b3BlbnNzaC1rZXkt"))
+    missing = await tools.execute("search", SearchArgs(pattern="zz-not-in-any-file-zz"))
+    assert "notes.txt" not in matching.content and "notes.txt" not in missing.content
+    assert matching.content.startswith("No matches") and missing.content.startswith("No matches")
