@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from rune_lsp.store.receipts import CheckRecord
+from rune_lsp.store.receipt import CheckRecord
 from rune_lsp.tools.run_command import run_shell
 
 
