@@ -17,6 +17,8 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from rune_lsp.interface import MAX_ITERATIONS
+
 ProviderName = Literal["ollama", "openai"]
 
 DEFAULT_BASE_URLS: dict[str, str] = {
@@ -62,7 +64,12 @@ class Settings(BaseModel):
     api_key: str | None = Field(
         None, repr=False, description="Sent as a bearer token; never logged or stored."
     )
-    max_iterations: int = Field(8, ge=1, le=8, description="Model turns per run, 1..8.")
+    max_iterations: int = Field(
+        MAX_ITERATIONS,
+        ge=1,
+        le=MAX_ITERATIONS,
+        description=f"Model turns per run, 1..{MAX_ITERATIONS}.",
+    )
     repeat_warn_at: int = Field(
         2, ge=2, description="Warn the model on this many identical call+result repeats."
     )

@@ -29,7 +29,7 @@ from typing import Literal, TypedDict
 from pydantic import BaseModel
 
 from rune_lsp.loop.config import LoopConfig, LoopConfigError
-from rune_lsp.loop.continuation import (
+from rune_lsp.loop.context_budget import (
     cap_output,
     estimate_tokens,
     fit_history,
@@ -459,11 +459,13 @@ class _Run:
                 continue  # skipped when the turn closes / answered from its first occurrence
             if normalized.error is not None or normalized.arguments is None:
                 failure = ToolOutcome(status="failed", content=normalized.error or "invalid call")
-                stop = await self._settle(call, normalized.signature, failure, _Timing.instant())
+                stop = await self._answer_call(
+                    call, normalized.signature, failure, _Timing.instant()
+                )
             elif repeat_blocked(state.repeats, normalized.signature, self.config.repeat_block_at):
                 count = state.repeats[normalized.signature].count
                 skipped = ToolOutcome(status="skipped", content=repeat_skip_note(call.name, count))
-                await self._settle(
+                await self._answer_call(
                     call, normalized.signature, skipped, _Timing.instant(), guard=False
                 )
                 stop = _Stop("repeat", repeat_error(call.name, self.config.repeat_block_at))
@@ -471,11 +473,11 @@ class _Run:
                 outcome, timing = await self._timed(
                     call.name, self.executor.execute(call.name, normalized.arguments)
                 )
-                stop = await self._settle(call, normalized.signature, outcome, timing)
+                stop = await self._answer_call(call, normalized.signature, outcome, timing)
             else:
                 prepared = await self._prepare(call, normalized.arguments, reason)
                 if prepared is not None:
-                    stop = await self._settle(call, normalized.signature, *prepared)
+                    stop = await self._answer_call(call, normalized.signature, *prepared)
         await self._answer_duplicates(
             {calls[i].call.id: calls[p].call.id for i, p in enumerate(primaries) if p is not None}
         )
@@ -520,7 +522,7 @@ class _Run:
             if call.id in resolved:
                 signature = call_signature(call.name, call.arguments)
                 signatures.setdefault(signature, call.id)
-                tripped = await self._settle(call, signature, *resolved[call.id])
+                tripped = await self._answer_call(call, signature, *resolved[call.id])
                 stop = stop or tripped
         await self._answer_duplicates(
             {
@@ -542,7 +544,7 @@ class _Run:
             return landed_outcome(change, decision), _Timing.instant(), decision.detail
         return rejected_outcome(decision), _Timing.instant(), decision.reason
 
-    async def _settle(
+    async def _answer_call(
         self,
         call: ToolCall,
         signature: str,
@@ -551,7 +553,7 @@ class _Run:
         *,
         guard: bool = True,
     ) -> _Stop | None:
-        """Record a call's result: cap it, run both guards over it, log it, report it."""
+        """Answer a call with its result: cap it, run both guards over it, log it, report it."""
         state = self.state
         outcome = outcome.model_copy(
             update={"content": cap_output(outcome.content, self.config.tool_output_cap)}

@@ -39,8 +39,8 @@ DIFF_CAP = 32_000
 OUTPUT_TAIL_CAP = 8_000
 COMMAND_CAP = 1_000
 
-# List caps: a run has at most MAX_ITERATIONS model turns, so these only bite on a runaway
-# model.
+# List caps: a run has at most interface.MAX_ITERATIONS model turns, so these only bite on a
+# runaway model.
 MAX_CALLS = 100
 MAX_EDITS = 100
 MAX_TURNS = 50

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from rune_lsp.loop.continuation import cap_output
+from rune_lsp.loop.context_budget import cap_output
 from rune_lsp.loop.ports import ToolExecutor
 from rune_lsp.loop.state import PreparedChange, PreparedCommand, PreparedEdit, ToolOutcome
 from rune_lsp.tools import executor

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from rune_lsp.loop import AgentLoop, LoopConfig
-from rune_lsp.loop.continuation import (
+from rune_lsp.loop.context_budget import (
     cap_output,
     elision_note,
     estimate_tokens,
