@@ -104,7 +104,6 @@ __all__ = [
     "LoopConfig",
     "LoopConfigError",
     "ResumeError",
-    "prepare_dispatch",
 ]
 
 #: CallRecord bounds: a receipt line, not a copy of the output.
@@ -116,20 +115,6 @@ MAX_REASON = 2_000
 
 class ResumeError(ValueError):
     """`resume` was given a state it cannot continue (nothing pending, or undecided edits)."""
-
-
-async def prepare_dispatch(
-    executor: ToolExecutor, change: PreparedChange
-) -> PreparedChange | ToolOutcome:
-    """Right before an approved change goes to an editor: the change to send, or the refusal.
-
-    The change to send may be a re-based copy of `change` (same ids): the editor's edit must be
-    built from its `old_text`/`new_text`, not from the proposal's.
-    """
-    try:
-        return await executor.rebase(change)
-    except Exception as exc:
-        return ToolOutcome(status="failed", content=f"Error: re-check failed: {_describe(exc)}")
 
 
 class AgentLoop:
@@ -173,7 +158,15 @@ class AgentLoop:
         return await _Run(self, state).resume()
 
     async def prepare_dispatch(self, change: PreparedChange) -> PreparedChange | ToolOutcome:
-        return await prepare_dispatch(self.tools, change)
+        """Right before an approved change goes to an editor: the change to send, or the refusal.
+
+        The change to send may be a re-based copy of `change` (same ids): the editor's edit must
+        be built from its `old_text`/`new_text`, not from the proposal's.
+        """
+        try:
+            return await self.tools.rebase(change)
+        except Exception as exc:
+            return ToolOutcome(status="failed", content=f"Error: re-check failed: {_describe(exc)}")
 
 
 # --- one run ------------------------------------------------------------------------------------

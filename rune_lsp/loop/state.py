@@ -240,14 +240,6 @@ class RunState(BaseModel):
             raise KeyError(f"no pending edit {edit_id!r} in run {self.run_id}")
         self.decisions[edit_id] = decision
 
-    def approve_all(self) -> None:
-        for change in self.pending:
-            self.decisions[change.edit_id] = Approve()
-
-    def reject_all(self, reason: str = "") -> None:
-        for change in self.pending:
-            self.decisions[change.edit_id] = Reject(reason=reason)
-
     @property
     def undecided(self) -> list[PreparedChange]:
         return [p for p in self.pending if p.edit_id not in self.decisions]

@@ -16,6 +16,7 @@ from .fakes import (
     ReadFileArgs,
     ScriptedModel,
     answer,
+    approve_all,
     assert_paired,
     edit,
     read,
@@ -125,10 +126,10 @@ async def test_failures_after_approval_count_too(executor: FakeExecutor) -> None
     )
     first = await loop.run("task")
     assert isinstance(first, Paused)
-    first.state.approve_all()
+    approve_all(first.state)
     second = await loop.resume(first.state)
     assert isinstance(second, Paused)
-    second.state.approve_all()
+    approve_all(second.state)
     final = await loop.resume(second.state)
     assert isinstance(final, Finished)
     assert final.result.outcome == "failed"
