@@ -1,4 +1,4 @@
-"""The one settings object (CONTRACT section 2).
+"""The one settings object (docs/interface.md#settings).
 
 Settings arrive from the editor (initializationOptions, workspace/configuration section `rune`),
 from the terminal (flags) and from `RUNE_*` environment variables. A bad value never stops the
@@ -26,7 +26,7 @@ DEFAULT_BASE_URLS: dict[str, str] = {
     "openai": "http://127.0.0.1:8080/v1",
 }
 
-#: Environment variables that override a key, as the contract lists them.
+#: Environment variables that override a key, as docs/interface.md#settings lists them.
 ENV_OVERRIDES: dict[str, str] = {
     "provider": "RUNE_PROVIDER",
     "base_url": "RUNE_BASE_URL",

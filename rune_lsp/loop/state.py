@@ -22,7 +22,7 @@ class _Frozen(BaseModel):
 
 
 class _Wire(BaseModel):
-    """Models whose JSON is public (CONTRACT section 6): camelCase keys."""
+    """Models whose JSON is public (docs/interface.md#run-result): camelCase keys."""
 
     model_config = ConfigDict(frozen=True, alias_generator=to_camel, populate_by_name=True)
 
@@ -180,7 +180,7 @@ class CallRecord(_Frozen):
 
 
 class EditRecord(_Wire):
-    """An edit as reported in the run result (CONTRACT section 6)."""
+    """An edit as reported in the run result (docs/interface.md#run-result)."""
 
     edit_id: str
     tool: str
@@ -254,7 +254,7 @@ class ToolCallSummary(_Wire):
 
 
 class RunResult(_Wire):
-    """The run result of CONTRACT section 6 (front ends fill `verified` and `receipt`)."""
+    """The run result (docs/interface.md#run-result) (front ends fill `verified` and `receipt`)."""
 
     run_id: str
     outcome: Outcome

@@ -1,5 +1,5 @@
 """Per-edit review: a pending edit becomes hunks, a WorkspaceEdit or a diagnostic, and what the
-editor actually applied is reconciled with the proposal afterwards (CONTRACT section 3).
+editor actually applied is reconciled with the proposal afterwards (docs/interface.md#review-modes).
 
 Pure logic over lsprotocol types; the server and the terminal front end drive it.
 """

@@ -60,7 +60,7 @@ class RunMeta:
     document_path: str | None = None
     secrets: tuple[str, ...] = ()
     session_id: str = ""
-    # Edit paths in the result are shown relative to this folder (CONTRACT section 6).
+    # Edit paths in the result are shown relative to this folder (docs/interface.md#run-result).
     workspace_root: str | None = None
 
 

@@ -1,4 +1,4 @@
-"""Verification as its own claim (CONTRACT section 5).
+"""Verification as its own claim (docs/interface.md#verification).
 
 "The edit was applied" and "the fix works" are different statements. `verified` is `true` only
 when the configured check ran after the last accepted edit, exited 0, and the run changed at

@@ -70,5 +70,5 @@ def register(server: RuneServer, services: Services) -> None:
 
 
 def wire(result: RunResult) -> dict[str, Any]:
-    """The run result as CONTRACT section 6 spells it."""
+    """The run result as docs/interface.md#run-result spells it."""
     return result.model_dump(mode="json", by_alias=True)

@@ -1,4 +1,4 @@
-"""Per-edit review in the editor (CONTRACT section 3).
+"""Per-edit review in the editor (docs/interface.md#review-modes).
 
 Mode A, clients with change-annotation support (VS Code): one `workspace/applyEdit` per pending
 edit, never two at once, reconciled afterwards against what actually landed. Mode B, any other

@@ -30,7 +30,7 @@ class _Stored(BaseModel):
 
 
 class CheckRecord(_Stored):
-    """The verification check (CONTRACT section 5) as it ran after the last accepted edit."""
+    """The check (docs/interface.md#verification) as it ran after the last accepted edit."""
 
     command: str
     exit_code: int | None = None  # None: it never exited (could not start, or timed out)

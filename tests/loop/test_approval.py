@@ -1,4 +1,7 @@
-"""Behaviour 5: read-only calls run at once; mutating calls pause the run for review."""
+"""Read-only calls run at once; mutating calls pause the run for review.
+
+See docs/interface.md#tools-the-model-sees.
+"""
 
 from __future__ import annotations
 

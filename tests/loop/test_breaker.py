@@ -1,4 +1,7 @@
-"""Behaviour 6: the circuit breaker on one call signature failing twice in a row."""
+"""The circuit breaker on one call signature failing twice in a row.
+
+See docs/interface.md#circuit-breaker.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Behaviour 1: the iteration budget, enforced at construction and reported on every result."""
+"""The iteration budget, enforced at construction and reported on every result.
+
+See docs/interface.md#iteration-budget.
+"""
 
 from __future__ import annotations
 

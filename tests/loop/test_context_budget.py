@@ -1,4 +1,7 @@
-"""Behaviour 8: capped tool outputs and a history kept under the model's token budget."""
+"""Capped tool outputs and a history kept under the model's token budget.
+
+See docs/interface.md#bounded-output.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Behaviour 4: identical calls in one model turn run once; every id still gets its result."""
+"""Identical calls in one model turn run once; every id still gets its result.
+
+See docs/interface.md#every-call-gets-one-result.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Behaviour 9: every way a run ends is a typed outcome; nothing escapes as an exception."""
+"""Every way a run ends is a typed outcome; nothing escapes as an exception.
+
+See docs/interface.md#stop-conditions.
+"""
 
 from __future__ import annotations
 
