@@ -1,7 +1,7 @@
 """Target 4: what each model turn carries when a run reads eight 5,000-line files.
 
 The double reports a context length of 8,192 tokens (`/api/show`), so every request must fit
-the history budget rune derives from it (rune_lsp.loop.continuation.history_budget), counted
+the history budget rune derives from it (rune_lsp.loop.context_budget.history_budget), counted
 with rune's own estimate over what actually went over the wire. The reference is a naive
 client that replays the full history with every tool output uncapped: the same requests with
 each tool message holding the whole numbered file.
@@ -19,7 +19,7 @@ from bench.results import Row, Section
 from bench.session import RuneSession, Workspace, bench_settings
 from bench.stats import Summary, ratio
 from bench.timed_double import timed_double
-from rune_lsp.loop.continuation import (
+from rune_lsp.loop.context_budget import (
     MESSAGE_OVERHEAD_TOKENS,
     estimate_tokens,
     history_budget,

@@ -1,4 +1,4 @@
-"""The one settings object (CONTRACT section 2).
+"""The one settings object (docs/interface.md#settings).
 
 Settings arrive from the editor (initializationOptions, workspace/configuration section `rune`),
 from the terminal (flags) and from `RUNE_*` environment variables. A bad value never stops the
@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from rune_lsp.interface import MAX_ITERATIONS
 from rune_lsp.store.scrub import scrub_shown
 
 ProviderName = Literal["ollama", "openai"]
@@ -26,7 +27,7 @@ DEFAULT_BASE_URLS: dict[str, str] = {
     "openai": "http://127.0.0.1:8080/v1",
 }
 
-#: Environment variables that override a key, as the contract lists them.
+#: Environment variables that override a key, as docs/interface.md#settings lists them.
 ENV_OVERRIDES: dict[str, str] = {
     "provider": "RUNE_PROVIDER",
     "base_url": "RUNE_BASE_URL",
@@ -64,7 +65,12 @@ class Settings(BaseModel):
     api_key: str | None = Field(
         None, repr=False, description="Sent as a bearer token; never logged or stored."
     )
-    max_iterations: int = Field(8, ge=1, le=8, description="Model turns per run, 1..8.")
+    max_iterations: int = Field(
+        MAX_ITERATIONS,
+        ge=1,
+        le=MAX_ITERATIONS,
+        description=f"Model turns per run, 1..{MAX_ITERATIONS}.",
+    )
     repeat_warn_at: int = Field(
         2, ge=2, description="Warn the model on this many identical call+result repeats."
     )

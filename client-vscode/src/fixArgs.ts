@@ -1,5 +1,5 @@
 /**
- * The argument object of `rune.fixThis` (CONTRACT section 3): `{uri, range?, instruction?,
+ * The argument object of `rune.fixThis` (docs/interface.md#commands): `{uri, range?, instruction?,
  * diagnostics?}`, built from protocol-shaped values the caller converted with the language
  * client's code2ProtocolConverter.
  */

@@ -1,5 +1,5 @@
 /**
- * The run result `rune.fixThis` returns (CONTRACT section 6), checked at the boundary, and the
+ * The run result `rune.fixThis` returns (docs/interface.md#run-result), checked at the boundary, and the
  * notification a user sees for it.
  */
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from rune_lsp.runner.verify import CheckOutcome, Verifier
-from rune_lsp.store.receipts import CheckRecord
+from rune_lsp.store.receipt import CheckRecord
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 

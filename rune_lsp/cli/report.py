@@ -8,7 +8,7 @@ from rune_lsp.loop.state import RunResult
 
 
 def result_json(result: RunResult) -> str:
-    """The run result of CONTRACT section 6, camelCase keys."""
+    """The run result (docs/interface.md#run-result), camelCase keys."""
     return json.dumps(result.model_dump(mode="json", by_alias=True), indent=2)
 
 

@@ -55,10 +55,6 @@ class TerminalReviewer:
         self._color = color
         self._stopped: str | None = None  # why the review ended early (q or end of input)
 
-    @property
-    def stopped(self) -> bool:
-        return self._stopped is not None
-
     async def decide(self, change: PreparedChange, state: RunState) -> Decision:
         label = f"{change.tool} {self._target(change)}"
         if self._stopped is not None:

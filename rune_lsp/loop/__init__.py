@@ -7,7 +7,7 @@ drive it through `AgentLoop` and the types in `state` and `ports`.
 from rune_lsp.loop.config import LoopConfig, LoopConfigError
 from rune_lsp.loop.events import EventSink
 from rune_lsp.loop.ports import Model, ModelError, ToolExecutor, ToolsUnsupportedError
-from rune_lsp.loop.runtime import AgentLoop, ResumeError, prepare_dispatch
+from rune_lsp.loop.runtime import AgentLoop, ResumeError
 
 __all__ = [
     "AgentLoop",
@@ -19,5 +19,4 @@ __all__ = [
     "ResumeError",
     "ToolExecutor",
     "ToolsUnsupportedError",
-    "prepare_dispatch",
 ]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rune_lsp.loop.continuation import DEFAULT_OUTPUT_CAP
+from rune_lsp.interface import MAX_ITERATIONS
+from rune_lsp.loop.context_budget import DEFAULT_OUTPUT_CAP
 
-MAX_ITERATIONS = 8
 #: Smaller caps leave the model nothing useful to read in one call.
 MIN_OUTPUT_CAP = 256
 

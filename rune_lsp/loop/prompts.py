@@ -1,7 +1,7 @@
 """Fixed text the runtime itself says to the model.
 
-The guidance's last sentence is part of the contract with front ends and tests, so it lives in
-one constant; whatever a front end adds goes before it.
+The guidance's last sentence is part of the public interface (docs/interface.md#system-guidance),
+so it lives in one constant; whatever a front end adds goes before it.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from typing import Literal, TypedDict
 from pydantic import BaseModel
 
 from rune_lsp.loop.config import LoopConfig, LoopConfigError
-from rune_lsp.loop.continuation import (
+from rune_lsp.loop.context_budget import (
     cap_output,
     estimate_tokens,
     fit_history,
@@ -104,7 +104,6 @@ __all__ = [
     "LoopConfig",
     "LoopConfigError",
     "ResumeError",
-    "prepare_dispatch",
 ]
 
 #: CallRecord bounds: a receipt line, not a copy of the output.
@@ -118,20 +117,6 @@ _YIELD_EVERY = 256
 
 class ResumeError(ValueError):
     """`resume` was given a state it cannot continue (nothing pending, or undecided edits)."""
-
-
-async def prepare_dispatch(
-    executor: ToolExecutor, change: PreparedChange
-) -> PreparedChange | ToolOutcome:
-    """Right before an approved change goes to an editor: the change to send, or the refusal.
-
-    The change to send may be a re-based copy of `change` (same ids): the editor's edit must be
-    built from its `old_text`/`new_text`, not from the proposal's.
-    """
-    try:
-        return await executor.rebase(change)
-    except Exception as exc:
-        return ToolOutcome(status="failed", content=f"Error: re-check failed: {_describe(exc)}")
 
 
 class AgentLoop:
@@ -175,7 +160,15 @@ class AgentLoop:
         return await _Run(self, state).resume()
 
     async def prepare_dispatch(self, change: PreparedChange) -> PreparedChange | ToolOutcome:
-        return await prepare_dispatch(self.tools, change)
+        """Right before an approved change goes to an editor: the change to send, or the refusal.
+
+        The change to send may be a re-based copy of `change` (same ids): the editor's edit must
+        be built from its `old_text`/`new_text`, not from the proposal's.
+        """
+        try:
+            return await self.tools.rebase(change)
+        except Exception as exc:
+            return ToolOutcome(status="failed", content=f"Error: re-check failed: {_describe(exc)}")
 
 
 # --- one run ------------------------------------------------------------------------------------
@@ -469,11 +462,13 @@ class _Run:
                 continue  # skipped when the turn closes / answered from its first occurrence
             if normalized.error is not None or normalized.arguments is None:
                 failure = ToolOutcome(status="failed", content=normalized.error or "invalid call")
-                stop = await self._settle(call, normalized.signature, failure, _Timing.instant())
+                stop = await self._answer_call(
+                    call, normalized.signature, failure, _Timing.instant()
+                )
             elif repeat_blocked(state.repeats, normalized.signature, self.config.repeat_block_at):
                 count = state.repeats[normalized.signature].count
                 skipped = ToolOutcome(status="skipped", content=repeat_skip_note(call.name, count))
-                await self._settle(
+                await self._answer_call(
                     call, normalized.signature, skipped, _Timing.instant(), guard=False
                 )
                 stop = _Stop("repeat", repeat_error(call.name, self.config.repeat_block_at))
@@ -481,11 +476,11 @@ class _Run:
                 outcome, timing = await self._timed(
                     call.name, self.executor.execute(call.name, normalized.arguments)
                 )
-                stop = await self._settle(call, normalized.signature, outcome, timing)
+                stop = await self._answer_call(call, normalized.signature, outcome, timing)
             else:
                 prepared = await self._prepare(call, normalized.arguments, reason)
                 if prepared is not None:
-                    stop = await self._settle(call, normalized.signature, *prepared)
+                    stop = await self._answer_call(call, normalized.signature, *prepared)
         await self._answer_duplicates(
             {calls[i].call.id: calls[p].call.id for i, p in enumerate(primaries) if p is not None}
         )
@@ -530,7 +525,7 @@ class _Run:
             if call.id in resolved:
                 signature = call_signature(call.name, call.arguments)
                 signatures.setdefault(signature, call.id)
-                tripped = await self._settle(call, signature, *resolved[call.id])
+                tripped = await self._answer_call(call, signature, *resolved[call.id])
                 stop = stop or tripped
         await self._answer_duplicates(
             {
@@ -552,7 +547,7 @@ class _Run:
             return landed_outcome(change, decision), _Timing.instant(), decision.detail
         return rejected_outcome(decision), _Timing.instant(), decision.reason
 
-    async def _settle(
+    async def _answer_call(
         self,
         call: ToolCall,
         signature: str,
@@ -561,7 +556,7 @@ class _Run:
         *,
         guard: bool = True,
     ) -> _Stop | None:
-        """Record a call's result: cap it, run both guards over it, log it, report it."""
+        """Answer a call with its result: cap it, run both guards over it, log it, report it."""
         state = self.state
         outcome = outcome.model_copy(
             update={"content": cap_output(outcome.content, self.config.tool_output_cap)}

@@ -22,7 +22,7 @@ class _Frozen(BaseModel):
 
 
 class _Wire(BaseModel):
-    """Models whose JSON is public (CONTRACT section 6): camelCase keys."""
+    """Models whose JSON is public (docs/interface.md#run-result): camelCase keys."""
 
     model_config = ConfigDict(frozen=True, alias_generator=to_camel, populate_by_name=True)
 
@@ -182,7 +182,7 @@ class CallRecord(_Frozen):
 
 
 class EditRecord(_Wire):
-    """An edit as reported in the run result (CONTRACT section 6)."""
+    """An edit as reported in the run result (docs/interface.md#run-result)."""
 
     edit_id: str
     tool: str
@@ -242,14 +242,6 @@ class RunState(BaseModel):
             raise KeyError(f"no pending edit {edit_id!r} in run {self.run_id}")
         self.decisions[edit_id] = decision
 
-    def approve_all(self) -> None:
-        for change in self.pending:
-            self.decisions[change.edit_id] = Approve()
-
-    def reject_all(self, reason: str = "") -> None:
-        for change in self.pending:
-            self.decisions[change.edit_id] = Reject(reason=reason)
-
     @property
     def undecided(self) -> list[PreparedChange]:
         return [p for p in self.pending if p.edit_id not in self.decisions]
@@ -264,7 +256,7 @@ class ToolCallSummary(_Wire):
 
 
 class RunResult(_Wire):
-    """The run result of CONTRACT section 6 (front ends fill `verified` and `receipt`)."""
+    """The run result (docs/interface.md#run-result) (front ends fill `verified` and `receipt`)."""
 
     run_id: str
     outcome: Outcome

@@ -6,23 +6,14 @@
 
 from __future__ import annotations
 
-from typing import Protocol
-
 import httpx
 
-from rune_lsp.loop.ports import Model
 from rune_lsp.providers.ollama import OllamaModel
 from rune_lsp.providers.openai import OpenAIModel
 from rune_lsp.providers.transport import HttpProvider
 from rune_lsp.settings import Settings
 
-__all__ = ["ClosableModel", "OllamaModel", "OpenAIModel", "make_model"]
-
-
-class ClosableModel(Model, Protocol):
-    """A `Model` that holds network resources."""
-
-    async def aclose(self) -> None: ...
+__all__ = ["OllamaModel", "OpenAIModel", "make_model"]
 
 
 def make_model(

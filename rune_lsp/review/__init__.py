@@ -1,5 +1,5 @@
 """Per-edit review: a pending edit becomes hunks, a WorkspaceEdit or a diagnostic, and what the
-editor actually applied is reconciled with the proposal afterwards (CONTRACT section 3).
+editor actually applied is reconciled with the proposal afterwards (docs/interface.md#review-modes).
 
 Pure logic over lsprotocol types; the server and the terminal front end drive it.
 """
@@ -8,13 +8,7 @@ from rune_lsp.review.diff import colorize, unified_diff
 from rune_lsp.review.errors import HunkMismatchError, ReviewError, UnsupportedEncodingError
 from rune_lsp.review.hunks import Hunk, apply_hunks, compute_hunks
 from rune_lsp.review.merge import merge_texts
-from rune_lsp.review.mode_b import (
-    ACCEPT_EDIT,
-    REJECT_EDIT,
-    SHOW_DIFF,
-    pending_diagnostic,
-    review_code_actions,
-)
+from rune_lsp.review.mode_b import pending_diagnostic, review_code_actions
 from rune_lsp.review.positions import TextEnd, encoded_length, hunk_range, resolve_encoding
 from rune_lsp.review.reconcile import Reconciliation, reconcile
 from rune_lsp.review.workspace_edit import (
@@ -25,9 +19,6 @@ from rune_lsp.review.workspace_edit import (
 )
 
 __all__ = [
-    "ACCEPT_EDIT",
-    "REJECT_EDIT",
-    "SHOW_DIFF",
     "Hunk",
     "HunkMismatchError",
     "Reconciliation",

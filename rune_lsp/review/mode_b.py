@@ -20,15 +20,11 @@ from lsprotocol.types import (
     Range,
 )
 
+from rune_lsp.interface import ACCEPT_EDIT, DIAGNOSTIC_SOURCE, REJECT_EDIT, SHOW_DIFF
 from rune_lsp.lines import split_lines, strip_terminator
 from rune_lsp.loop.state import PreparedEdit
 from rune_lsp.review.hunks import Hunk
 from rune_lsp.review.positions import FILE_START, Encoding, encoded_length
-
-SOURCE = "rune"
-ACCEPT_EDIT = "rune.acceptEdit"
-REJECT_EDIT = "rune.rejectEdit"
-SHOW_DIFF = "rune.showDiff"
 
 _REASON_LIMIT = 200  # characters of the model's reason shown in the message
 
@@ -52,7 +48,7 @@ def pending_diagnostic(
         message=_message(edit, len(hunks), creates),
         severity=DiagnosticSeverity.Information,
         code=edit.edit_id,
-        source=SOURCE,
+        source=DIAGNOSTIC_SOURCE,
         data={"editId": edit.edit_id},
     )
 

@@ -1,4 +1,4 @@
-"""What actually landed after the editor answered `applied: true` (CONTRACT section 3).
+"""What actually landed after the editor answered `applied: true` (docs/interface.md#mode-a).
 
 VS Code's refactor preview lets the user untick hunks and still answers only true/false, so
 the server compares the document afterwards with the proposal. Between hunks the text must be

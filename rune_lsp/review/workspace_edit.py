@@ -1,4 +1,6 @@
-"""A pending edit as the `WorkspaceEdit` of one `workspace/applyEdit` (CONTRACT section 3).
+"""A pending edit as the `WorkspaceEdit` of one `workspace/applyEdit`.
+
+See docs/interface.md#review-modes.
 
 Mode A (clients with change-annotation support, e.g. VS Code) gets one `AnnotatedTextEdit` per
 hunk under a single annotation with `needsConfirmation: true`, so the editor opens its refactor

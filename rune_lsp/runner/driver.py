@@ -31,7 +31,8 @@ from rune_lsp.review.diff import unified_diff
 from rune_lsp.runner.verify import CheckOutcome, Verifier, annotate_answer, verified_from
 from rune_lsp.store.bounds import clip
 from rune_lsp.store.pending import PendingRun, PendingStore
-from rune_lsp.store.receipts import DIFF_CAP, ReceiptStore, build_receipt
+from rune_lsp.store.receipt_builder import DIFF_CAP, build_receipt
+from rune_lsp.store.receipts import ReceiptStore
 from rune_lsp.tools.paths import display_path
 
 log = logging.getLogger(__name__)
@@ -59,7 +60,7 @@ class RunMeta:
     document_path: str | None = None
     secrets: tuple[str, ...] = ()
     session_id: str = ""
-    # Edit paths in the result are shown relative to this folder (CONTRACT section 6).
+    # Edit paths in the result are shown relative to this folder (docs/interface.md#run-result).
     workspace_root: str | None = None
 
 
@@ -218,8 +219,6 @@ class RunDriver:
                 secrets=self.meta.secrets,
             )
             self.receipt_store.write(receipt)
-            # The readable rendering beside it, for the editor's `Show receipt`.
-            self.receipt_store.write_markdown(receipt)
         except OSError as exc:  # a full disk must not cost the user the run's result
             log.warning("could not write the receipt for run %s: %s", result.run_id, exc)
             result = result.model_copy(update={"receipt": None})

@@ -1,4 +1,4 @@
-"""Verification as its own claim (CONTRACT section 5).
+"""Verification as its own claim (docs/interface.md#verification).
 
 "The edit was applied" and "the fix works" are different statements. `verified` is `true` only
 when the configured check ran after the last accepted edit, exited 0, and the run changed at
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from rune_lsp.store.receipts import CheckRecord
+from rune_lsp.store.receipt import CheckRecord
 from rune_lsp.tools.run_command import run_shell
 
 

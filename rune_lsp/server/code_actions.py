@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from rune_lsp.interface import DIAGNOSTIC_SOURCE, FIX_THIS
 from rune_lsp.server.app import RuneServer
-from rune_lsp.server.fix import FIX_THIS
 
 if TYPE_CHECKING:
     from rune_lsp.server.services import Services
@@ -38,7 +38,7 @@ def fix_this_action(
     """quickfix when diagnostics overlap the range (carrying them), refactor.rewrite otherwise."""
     from rune_lsp.server.converters import unstructure  # builds a converter: not at start-up
 
-    foreign = [d for d in diagnostics if d.source != "rune"]
+    foreign = [d for d in diagnostics if d.source != DIAGNOSTIC_SOURCE]
     argument = {"uri": uri, "range": unstructure(range_), "diagnostics": unstructure(foreign)}
     return types.CodeAction(
         title=TITLE,

@@ -1,4 +1,4 @@
-"""Typed arguments of the `workspace/executeCommand` commands (CONTRACT section 3).
+"""Typed arguments of the `workspace/executeCommand` commands (docs/interface.md#commands).
 
 Editors send JSON; each command validates its single argument object here so a wrong shape
 gets an InvalidParams error that names the field, never a crash halfway through a run.

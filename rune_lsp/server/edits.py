@@ -7,25 +7,22 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
+from rune_lsp.interface import ACCEPT_EDIT, REJECT_EDIT, SHOW_DIFF
 from rune_lsp.server.app import RuneServer
 
 if TYPE_CHECKING:
     from rune_lsp.server.review import ReviewDesk, Verdict
     from rune_lsp.server.services import Services
 
-ACCEPT = "rune.acceptEdit"
-REJECT = "rune.rejectEdit"
-SHOW_DIFF = "rune.showDiff"
-
 
 def register(server: RuneServer, services: Services) -> None:
-    @server.command(ACCEPT)
+    @server.command(ACCEPT_EDIT)
     async def accept(ls: RuneServer, *args: Any) -> dict[str, str]:
-        return {"status": await _resolve(services.desk, ACCEPT, args, "accept")}
+        return {"status": await _resolve(services.desk, ACCEPT_EDIT, args, "accept")}
 
-    @server.command(REJECT)
+    @server.command(REJECT_EDIT)
     async def reject(ls: RuneServer, *args: Any) -> dict[str, str]:
-        return {"status": await _resolve(services.desk, REJECT, args, "reject")}
+        return {"status": await _resolve(services.desk, REJECT_EDIT, args, "reject")}
 
     @server.command(SHOW_DIFF)
     def show_diff(ls: RuneServer, *args: Any) -> dict[str, str]:

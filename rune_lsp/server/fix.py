@@ -10,15 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
+from rune_lsp.interface import CANCEL, FIX_THIS, RESUME
 from rune_lsp.server.app import RuneServer
 
 if TYPE_CHECKING:
     from rune_lsp.loop.state import RunResult
     from rune_lsp.server.services import Services
-
-FIX_THIS = "rune.fixThis"
-CANCEL = "rune.cancel"
-RESUME = "rune.resume"
 
 
 def register(server: RuneServer, services: Services) -> None:
@@ -78,5 +75,5 @@ def register(server: RuneServer, services: Services) -> None:
 
 
 def wire(result: RunResult) -> dict[str, Any]:
-    """The run result as CONTRACT section 6 spells it."""
+    """The run result as docs/interface.md#run-result spells it."""
     return result.model_dump(mode="json", by_alias=True)

@@ -1,4 +1,4 @@
-"""Per-edit review in the editor (CONTRACT section 3).
+"""Per-edit review in the editor (docs/interface.md#review-modes).
 
 Mode A, clients with change-annotation support (VS Code): one `workspace/applyEdit` per pending
 edit, never two at once, reconciled afterwards against what actually landed. Mode B, any other
@@ -72,14 +72,15 @@ class OpenReview:
     diagnostic: types.Diagnostic
     display_path: str
     verdict: asyncio.Future[Verdict]
-    # The edit's final status for the accept/reject command; None: withdrawn (the run ended).
-    settled: asyncio.Future[str | None] = field(
+    # The accept/reject command's answer: the edit's final status; None: withdrawn (the run
+    # ended before it could land).
+    command_answer: asyncio.Future[str | None] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
 
-    def settle(self, status: str | None) -> None:
-        if not self.settled.done():
-            self.settled.set_result(status)
+    def answer_command(self, status: str | None) -> None:
+        if not self.command_answer.done():
+            self.command_answer.set_result(status)
 
 
 class ReviewDesk:
@@ -109,7 +110,7 @@ class ReviewDesk:
             raise KeyError(edit_id)
         if not review.verdict.done():
             review.verdict.set_result(verdict)
-        return await asyncio.shield(review.settled)
+        return await asyncio.shield(review.command_answer)
 
     def diff_of(self, edit_id: str) -> str:
         review = self.open.get(edit_id)
@@ -130,7 +131,7 @@ class ReviewDesk:
             if review.run_id == run_id:
                 if not review.verdict.done():
                     review.verdict.cancel()
-                review.settle(None)
+                review.answer_command(None)
                 self.open.pop(edit_id, None)
                 self.publish(review.uri)
 
@@ -316,11 +317,11 @@ class LspReviewer:
         self.desk.publish(uri)
         try:
             verdict = await review.verdict
-            decision = await self._settle(change, hunks, verdict)
-            review.settle(decision.status if isinstance(decision, Landed) else "rejected")
+            decision = await self._carry_out(change, hunks, verdict)
+            review.answer_command(decision.status if isinstance(decision, Landed) else "rejected")
             return decision
         finally:
-            review.settle(None)  # a no-op once settled: otherwise the review was withdrawn
+            review.answer_command(None)  # a no-op once answered: otherwise the review was withdrawn
             self.desk.open.pop(change.edit_id, None)
             self.desk.publish(uri)
 
@@ -336,9 +337,10 @@ class LspReviewer:
             return current, compute_hunks(current.old_text or "", current.new_text)
         return change, hunks
 
-    async def _settle(
+    async def _carry_out(
         self, change: PreparedEdit, hunks: Sequence[Hunk], verdict: Verdict
     ) -> Decision:
+        """The user's verdict as a decision: a rejection, or the plain edit sent and what landed."""
         if verdict == "reject":
             return Reject(reason="the user rejected the edit in the editor")
         async with self.desk.apply_lock:

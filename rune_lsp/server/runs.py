@@ -231,7 +231,7 @@ class RunManager:
     async def shutdown(self) -> None:
         """Stop every run. One waiting for a review keeps its persisted pause instead of
         ending: a restart is an interruption, not the user's cancel, and the next server offers
-        it for `rune.resume` (CONTRACT section 3)."""
+        it for `rune.resume` (docs/interface.md#commands)."""
         tasks = [run.task for run in self.active.values()]
         for task in tasks:
             task.cancel()  # not self.cancel: an interruption keeps open reviews for resume

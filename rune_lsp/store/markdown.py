@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from rune_lsp.store.receipts import CheckRecord, Receipt
+from rune_lsp.store.receipt import CheckRecord, Receipt
 
 _CELL_TEXT = 80
 

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from rune_lsp.loop.continuation import DEFAULT_OUTPUT_CAP
+from rune_lsp.loop.context_budget import DEFAULT_OUTPUT_CAP
 from rune_lsp.tools.documents import DocumentSource
 from rune_lsp.tools.errors import AccessDenied, BlockedDocument, DocumentError, ToolError
 from rune_lsp.tools.paths import display_path

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from rune_lsp.loop.continuation import DEFAULT_OUTPUT_CAP
+from rune_lsp.loop.context_budget import DEFAULT_OUTPUT_CAP
 from rune_lsp.loop.state import (
     EditStatus,
     PreparedChange,

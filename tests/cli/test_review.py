@@ -19,6 +19,13 @@ from rune_lsp.loop.state import (
 ROOT = Path("/ws")
 
 
+class Reviewer(TerminalReviewer):
+    @property
+    def stopped(self) -> bool:
+        """Whether the review ended early (q or end of input): later changes are not asked."""
+        return self._stopped is not None
+
+
 class Answers:
     def __init__(self, *lines: str) -> None:
         self.lines = list(lines)
@@ -47,9 +54,9 @@ def _state(*changes: PreparedEdit | PreparedCommand) -> RunState:
 
 def _reviewer(
     answers: Answers | None, *, preset: bool | None = None, color: bool = False
-) -> tuple[TerminalReviewer, io.StringIO]:
+) -> tuple[Reviewer, io.StringIO]:
     out = io.StringIO()
-    reviewer = TerminalReviewer(root=ROOT, out=out, answers=answers, preset=preset, color=color)
+    reviewer = Reviewer(root=ROOT, out=out, answers=answers, preset=preset, color=color)
     return reviewer, out
 
 

@@ -1,4 +1,5 @@
-"""The run result exactly as CONTRACT section 6 spells it, to validate what the server returns.
+"""The run result exactly as docs/interface.md#run-result spells it, to check what the server
+returns.
 
 Deliberately independent of `rune_lsp.loop.state.RunResult`: a key renamed or dropped on the
 server side must fail here, not be absorbed by a shared model.

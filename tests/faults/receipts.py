@@ -1,4 +1,4 @@
-"""Reading what a finished run left in the server's state dir (CONTRACT section 2 `stateDir`)."""
+"""Reading what a finished run left in the server's `stateDir` (docs/interface.md#settings)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from rune_lsp.store.receipts import Receipt
+from rune_lsp.store.receipt import Receipt
 from tests.e2e.wire import WireResult
 from tests.live.workspace import Snapshot, add_works, changed_files, snapshot
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from rune_lsp.store.receipts import Receipt
+from rune_lsp.store.receipt import Receipt
 from tests.e2e.editor import FakeEditor
 from tests.e2e.wire import WireResult
 from tests.live.llama import MODEL_ALIAS, LlamaServer

@@ -12,8 +12,9 @@ import pytest
 
 from rune_lsp.loop.normalize import IdAllocator, normalize_calls
 from rune_lsp.loop.state import Message, ModelTurn
-from rune_lsp.providers import ClosableModel, make_model
+from rune_lsp.providers import make_model
 from rune_lsp.providers.openai import OpenAIModel
+from rune_lsp.providers.transport import HttpProvider
 from rune_lsp.settings import Settings
 from rune_lsp.tools.catalog import TOOLS
 from tests.live.llama import MODEL_ALIAS, LlamaOptions, LlamaServer, StartLlama
@@ -33,7 +34,7 @@ def settings_for(llama: LlamaServer) -> Settings:
 
 
 @pytest.fixture
-async def model(llama: LlamaServer) -> AsyncIterator[ClosableModel]:
+async def model(llama: LlamaServer) -> AsyncIterator[HttpProvider]:
     made = make_model(settings_for(llama))
     yield made
     await made.aclose()
@@ -46,7 +47,7 @@ def assert_typed_turn(turn: ModelTurn) -> None:
     assert turn.usage.completion_tokens is not None
 
 
-async def test_plain_turn_streams_the_text_it_returns(model: ClosableModel) -> None:
+async def test_plain_turn_streams_the_text_it_returns(model: HttpProvider) -> None:
     deltas: list[str] = []
 
     turn = await model.chat(
@@ -72,7 +73,7 @@ async def test_plain_turn_without_streaming(llama: LlamaServer) -> None:
     assert turn.text.strip()
 
 
-async def test_tool_turn_gives_calls_the_loop_can_take_apart(model: ClosableModel) -> None:
+async def test_tool_turn_gives_calls_the_loop_can_take_apart(model: HttpProvider) -> None:
     turn = await model.chat(
         [
             Message(role="system", content="You are a coding agent. Use your tools."),

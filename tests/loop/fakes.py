@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from rune_lsp.loop.state import (
+    Approve,
     Message,
     ModelCapabilities,
     ModelTurn,
@@ -17,6 +18,8 @@ from rune_lsp.loop.state import (
     PreparedCommand,
     PreparedEdit,
     RawToolCall,
+    Reject,
+    RunState,
     ToolOutcome,
     ToolSpec,
 )
@@ -183,6 +186,19 @@ class FakeExecutor:
                 status="failed", content=f"{where} changed since the proposal.", edit_status="stale"
             )
         return None
+
+
+# --- decisions ------------------------------------------------------------------------------
+
+
+def approve_all(state: RunState) -> None:
+    for change in state.pending:
+        state.decide(change.edit_id, Approve())
+
+
+def reject_all(state: RunState, reason: str = "") -> None:
+    for change in state.pending:
+        state.decide(change.edit_id, Reject(reason=reason))
 
 
 # --- model ----------------------------------------------------------------------------------

@@ -1,4 +1,7 @@
-"""Behaviour 5: read-only calls run at once; mutating calls pause the run for review."""
+"""Read-only calls run at once; mutating calls pause the run for review.
+
+See docs/interface.md#tools-the-model-sees.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +11,6 @@ from rune_lsp.loop import (
     AgentLoop,
     LoopConfig,
     ResumeError,
-    prepare_dispatch,
 )
 from rune_lsp.loop.state import (
     Approve,
@@ -29,10 +31,12 @@ from .fakes import (
     FakeExecutor,
     ScriptedModel,
     answer,
+    approve_all,
     assert_paired,
     call,
     edit,
     read,
+    reject_all,
     turn,
 )
 
@@ -112,7 +116,7 @@ async def test_state_round_trips_and_resumes_in_a_fresh_loop(executor: FakeExecu
 
 async def test_reject_all_tells_the_model_and_applies_nothing(executor: FakeExecutor) -> None:
     loop, paused = await pause_on(executor, edit("a.py"), edit("b.py"))
-    paused.state.reject_all("too broad")
+    reject_all(paused.state, "too broad")
     outcome = await loop.resume(paused.state)
     assert isinstance(outcome, Finished)
     assert executor.applied == []
@@ -173,13 +177,13 @@ async def test_prepare_dispatch_hands_back_the_change_to_send(executor: FakeExec
 async def test_prepare_dispatch_refuses_a_stale_change_or_a_failed_rebase(
     executor: FakeExecutor,
 ) -> None:
-    _loop, paused = await pause_on(executor, edit("a.py"))
+    loop, paused = await pause_on(executor, edit("a.py"))
     change = paused.state.pending[0]
     executor.stale.add("/ws/a.py")
-    refusal = await prepare_dispatch(executor, change)
+    refusal = await loop.prepare_dispatch(change)
     assert isinstance(refusal, ToolOutcome) and refusal.edit_status == "stale"
     executor.raise_on_rebase = True
-    failure = await prepare_dispatch(executor, change)
+    failure = await loop.prepare_dispatch(change)
     assert isinstance(failure, ToolOutcome) and failure.status == "failed"
     assert "document source vanished" in failure.content
 
@@ -207,9 +211,9 @@ async def test_an_approved_change_is_rechecked_at_dispatch(executor: FakeExecuto
     loop, paused = await pause_on(executor, edit("a.py"))
     change = paused.state.pending[0]
     assert await loop.prepare_dispatch(change) == change
-    paused.state.approve_all()
+    approve_all(paused.state)
     executor.forbidden.add("/ws/a.py")  # the rules changed after the proposal
-    refusal = await prepare_dispatch(executor, change)
+    refusal = await loop.prepare_dispatch(change)
     assert isinstance(refusal, ToolOutcome) and refusal.status == "denied"
 
     outcome = await AgentLoop(ScriptedModel.of(answer()), executor, LoopConfig()).resume(
@@ -224,7 +228,7 @@ async def test_an_approved_change_is_rechecked_at_dispatch(executor: FakeExecuto
 
 async def test_a_stale_target_is_reported_as_stale(executor: FakeExecutor) -> None:
     loop, paused = await pause_on(executor, edit("a.py"))
-    paused.state.approve_all()
+    approve_all(paused.state)
     executor.stale.add("/ws/a.py")
     outcome = await loop.resume(paused.state)
     assert isinstance(outcome, Finished)
@@ -262,7 +266,7 @@ async def test_a_change_refused_at_prepare_is_the_result_without_a_pause(
 
 async def test_an_exception_while_applying_is_a_failed_result(executor: FakeExecutor) -> None:
     loop, paused = await pause_on(executor, edit("a.py"))
-    paused.state.approve_all()
+    approve_all(paused.state)
     executor.raise_on_apply = True
     outcome = await loop.resume(paused.state)
     assert isinstance(outcome, Finished)

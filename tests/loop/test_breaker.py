@@ -1,4 +1,7 @@
-"""Behaviour 6: the circuit breaker on one call signature failing twice in a row."""
+"""The circuit breaker on one call signature failing twice in a row.
+
+See docs/interface.md#circuit-breaker.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from .fakes import (
     ReadFileArgs,
     ScriptedModel,
     answer,
+    approve_all,
     assert_paired,
     edit,
     read,
@@ -125,10 +129,10 @@ async def test_failures_after_approval_count_too(executor: FakeExecutor) -> None
     )
     first = await loop.run("task")
     assert isinstance(first, Paused)
-    first.state.approve_all()
+    approve_all(first.state)
     second = await loop.resume(first.state)
     assert isinstance(second, Paused)
-    second.state.approve_all()
+    approve_all(second.state)
     final = await loop.resume(second.state)
     assert isinstance(final, Finished)
     assert final.result.outcome == "failed"

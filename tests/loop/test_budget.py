@@ -1,4 +1,7 @@
-"""Behaviour 1: the iteration budget, enforced at construction and reported on every result."""
+"""The iteration budget, enforced at construction and reported on every result.
+
+See docs/interface.md#iteration-budget.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ import pytest
 from rune_lsp.loop import AgentLoop, LoopConfig, LoopConfigError, ModelError
 from rune_lsp.loop.state import Finished, Paused
 
-from .fakes import FakeExecutor, ScriptedModel, answer, edit, read, turn
+from .fakes import FakeExecutor, ScriptedModel, answer, approve_all, edit, read, turn
 
 
 @pytest.mark.parametrize("bad", [0, 9, -1, True, 2.5, "8"])
@@ -95,10 +98,10 @@ async def test_resumed_run_keeps_counting_against_the_same_budget(
     loop = AgentLoop(model, executor, LoopConfig(max_iterations=2))
     paused = await loop.run("x")
     assert isinstance(paused, Paused)
-    paused.state.approve_all()
+    approve_all(paused.state)
     again = await loop.resume(paused.state)
     assert isinstance(again, Paused)
-    again.state.approve_all()
+    approve_all(again.state)
     final = await loop.resume(again.state)
     assert isinstance(final, Finished)
     assert final.result.outcome == "failed"

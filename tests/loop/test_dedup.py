@@ -1,4 +1,7 @@
-"""Behaviour 4: identical calls in one model turn run once; every id still gets its result."""
+"""Identical calls in one model turn run once; every id still gets its result.
+
+See docs/interface.md#every-call-gets-one-result.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,17 @@ from rune_lsp.loop import AgentLoop, LoopConfig
 from rune_lsp.loop.guards import first_occurrences
 from rune_lsp.loop.state import Finished, Paused
 
-from .fakes import FakeExecutor, ScriptedModel, answer, assert_paired, call, edit, read, turn
+from .fakes import (
+    FakeExecutor,
+    ScriptedModel,
+    answer,
+    approve_all,
+    assert_paired,
+    call,
+    edit,
+    read,
+    turn,
+)
 
 
 def test_first_occurrences_points_duplicates_at_the_first() -> None:
@@ -58,7 +71,7 @@ async def test_identical_edits_make_one_pending_change(executor: FakeExecutor) -
     assert isinstance(paused, Paused)
     assert len(paused.state.pending) == 1
     assert len(paused.state.edits) == 1
-    paused.state.approve_all()
+    approve_all(paused.state)
     finished = await loop.resume(paused.state)
     assert isinstance(finished, Finished)
     assert len(executor.applied) == 1

@@ -1,4 +1,4 @@
-"""Behaviour 11: typed progress events, from a sync or an async sink."""
+"""Typed progress events, from a sync or an async sink (docs/interface.md#progress)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Behaviour 2: native tool calls, and the text protocol for models without them."""
+"""Native tool calls, and the text protocol for models without them.
+
+See docs/interface.md#tool-calling.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Behaviour 10: the system guidance, with the front end's text before the fixed tail."""
+"""The system guidance, with the front end's text before the fixed tail.
+
+See docs/interface.md#system-guidance.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Behaviour 3: raw calls are normalised and every call gets exactly one paired result."""
+"""Raw calls are normalised and every call gets exactly one paired result.
+
+See docs/interface.md#every-call-gets-one-result.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Behaviour 9: every way a run ends is a typed outcome; nothing escapes as an exception."""
+"""Every way a run ends is a typed outcome; nothing escapes as an exception.
+
+See docs/interface.md#stop-conditions.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +18,18 @@ from rune_lsp.loop.state import (
     ToolOutcome,
 )
 
-from .fakes import FakeExecutor, Hang, ScriptedModel, answer, assert_paired, call, edit, read, turn
+from .fakes import (
+    FakeExecutor,
+    Hang,
+    ScriptedModel,
+    answer,
+    approve_all,
+    assert_paired,
+    call,
+    edit,
+    read,
+    turn,
+)
 
 
 async def finish(model: ScriptedModel, executor: FakeExecutor) -> Finished:
@@ -111,7 +125,7 @@ async def test_cancelling_a_resume_leaves_no_pending_edit_behind() -> None:
     loop = AgentLoop(model, executor, LoopConfig())
     paused = await loop.run("task")
     assert isinstance(paused, Paused)
-    paused.state.approve_all()
+    approve_all(paused.state)
     task = asyncio.create_task(loop.resume(paused.state))
     await asyncio.wait_for(model.entered_hang.wait(), 5)
     task.cancel()

@@ -1,4 +1,7 @@
-"""Behaviour 7: the exact-repeat guard warns, then blocks, then ends with a synthesis."""
+"""The exact-repeat guard warns, then blocks, then ends with a synthesis.
+
+See docs/interface.md#repeat-guard.
+"""
 
 from __future__ import annotations
 

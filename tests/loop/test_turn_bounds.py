@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rune_lsp.loop import AgentLoop, LoopConfig
-from rune_lsp.loop.continuation import (
+from rune_lsp.loop.context_budget import (
     KEPT_ARGUMENT_CHARS,
     argument_elision_note,
     fit_history,

@@ -3,10 +3,8 @@ from __future__ import annotations
 from lsprotocol.converters import get_converter
 from lsprotocol.types import CodeActionKind, Diagnostic, DiagnosticSeverity, Position, Range
 
+from rune_lsp.interface import ACCEPT_EDIT, REJECT_EDIT, SHOW_DIFF
 from rune_lsp.review import (
-    ACCEPT_EDIT,
-    REJECT_EDIT,
-    SHOW_DIFF,
     compute_hunks,
     pending_diagnostic,
     review_code_actions,

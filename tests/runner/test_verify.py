@@ -10,7 +10,7 @@ from typing import Any
 
 from rune_lsp.loop.state import RunResult
 from rune_lsp.runner.verify import CheckOutcome, ShellVerifier, annotate_answer, verified_from
-from rune_lsp.store.receipts import CheckRecord
+from rune_lsp.store.receipt import CheckRecord
 from tests.loop.fakes import ScriptedModel, answer, edit, turn
 from tests.runner.conftest import RecordingReviewer, Rig, reject_all
 

@@ -16,6 +16,7 @@ LATER = (
     "rune_lsp.loop.state",
     "rune_lsp.runner.driver",
     "rune_lsp.tools.executor",
+    "rune_lsp.store.receipt",
     "rune_lsp.store.receipts",
     "rune_lsp.providers",
     "rune_lsp.server.runs",

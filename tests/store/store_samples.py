@@ -18,7 +18,8 @@ from rune_lsp.loop.state import (
     Usage,
 )
 from rune_lsp.store.pending import PendingRun
-from rune_lsp.store.receipts import CheckRecord, Receipt, build_receipt
+from rune_lsp.store.receipt import CheckRecord, Receipt
+from rune_lsp.store.receipt_builder import build_receipt
 
 STARTED = datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC)
 ENDED = datetime(2025, 3, 1, 12, 0, 42, tzinfo=UTC)

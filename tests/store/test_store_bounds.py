@@ -7,18 +7,18 @@ from store_samples import STARTED, plain_receipt, run_result, run_state
 
 from rune_lsp.loop.state import CallRecord, EditRecord, TurnRecord, Usage
 from rune_lsp.store.bounds import MIN_KEPT, Slot, clip, fit_budget
-from rune_lsp.store.receipts import (
+from rune_lsp.store.receipt import CheckRecord as Check
+from rune_lsp.store.receipt import Receipt
+from rune_lsp.store.receipt_builder import (
     ANSWER_CAP,
     DIFF_CAP,
     DIGEST_CAP,
     MAX_CALLS,
     MAX_RECEIPT_BYTES,
     OUTPUT_TAIL_CAP,
-    Receipt,
-    ReceiptStore,
     build_receipt,
 )
-from rune_lsp.store.receipts import CheckRecord as Check
+from rune_lsp.store.receipts import ReceiptStore
 
 
 def test_clip_keeps_head_or_tail_and_says_so() -> None:

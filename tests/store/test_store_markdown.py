@@ -5,7 +5,7 @@ import re
 from store_samples import CHECK, DIFF, receipt
 
 from rune_lsp.store.markdown import render_receipt
-from rune_lsp.store.receipts import Receipt, ReceiptEdit
+from rune_lsp.store.receipt import Receipt, ReceiptEdit
 
 
 def test_completed_run_renders_every_part() -> None:

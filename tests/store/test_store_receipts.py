@@ -14,7 +14,9 @@ from store_samples import CHECK, DIFF, STARTED, receipt, run_result, run_state
 from rune_lsp.loop.state import Outcome
 from rune_lsp.store import receipts
 from rune_lsp.store.markdown import render_receipt
-from rune_lsp.store.receipts import Receipt, ReceiptStore, build_receipt
+from rune_lsp.store.receipt import Receipt
+from rune_lsp.store.receipt_builder import build_receipt
+from rune_lsp.store.receipts import ReceiptStore
 from rune_lsp.store.runids import InvalidRunIdError
 
 
@@ -125,7 +127,6 @@ def test_prune_by_count_removes_oldest_first(tmp_path: Path) -> None:
     store = ReceiptStore(tmp_path, max_count=3)
     for index in range(5):
         _age(store.write(receipt(run_id=f"run-{index}")), 100 - index)
-        store.write_markdown(receipt(run_id=f"run-{index}"))
     # Each write prunes; the two oldest are gone, with their Markdown.
     assert [entry.run_id for entry in store.list()] == ["run-4", "run-3", "run-2"]
     assert sorted(p.name for p in store.directory.glob("*.md")) == [
@@ -201,10 +202,11 @@ def test_max_count_must_be_positive(tmp_path: Path) -> None:
         ReceiptStore(tmp_path, max_count=0)
 
 
-def test_write_markdown_next_to_json(tmp_path: Path) -> None:
+def test_write_puts_the_markdown_next_to_the_json(tmp_path: Path) -> None:
     store = ReceiptStore(tmp_path)
     built = receipt()
-    path = store.write_markdown(built)
+    store.write(built).unlink()
+    path = store.markdown_path(built.run_id)
     assert path == tmp_path / "receipts" / "run-1.md"
     assert path.read_text() == render_receipt(built)
     assert store.list() == []  # Markdown alone is not a receipt

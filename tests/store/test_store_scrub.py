@@ -6,7 +6,9 @@ from store_samples import API_KEY, CHECK, STARTED, pending_run, run_result, run_
 
 from rune_lsp.loop.state import CallRecord, Message, ToolCall, ToolOutcome
 from rune_lsp.store.pending import PendingStore
-from rune_lsp.store.receipts import Receipt, ReceiptStore, build_receipt
+from rune_lsp.store.receipt import Receipt
+from rune_lsp.store.receipt_builder import build_receipt
+from rune_lsp.store.receipts import ReceiptStore
 from rune_lsp.store.scrub import MASK, MIN_FRAGMENT, Scrubber
 from rune_lsp.store.urls import mask_url_password
 
@@ -49,7 +51,7 @@ def test_key_never_reaches_the_receipt_file(tmp_path: Path) -> None:
     built = _leaky_receipt(API_KEY)
     store = ReceiptStore(tmp_path)
     written = store.write(built).read_text()
-    markdown = store.write_markdown(built).read_text()
+    markdown = store.markdown_path(built.run_id).read_text()
     for text in (written, markdown, built.to_json()):
         assert API_KEY not in text
         assert API_KEY[:MIN_FRAGMENT] not in text

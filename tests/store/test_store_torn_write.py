@@ -24,7 +24,7 @@ CHILD = """
 import os, sys, time
 from pathlib import Path
 from rune_lsp.store import atomic
-from rune_lsp.store.receipts import Receipt
+from rune_lsp.store.receipt import Receipt
 
 target = Path(sys.argv[1])
 old = Receipt.model_validate_json(target.read_text())

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from rune_lsp.tools.documents import OverlayDocuments
 from rune_lsp.tools.executor import WorkspaceTools
 from rune_lsp.tools.sandbox import Sandbox
+from tests.tools.overlay import OverlayDocuments
 
 
 @pytest.fixture

@@ -45,8 +45,8 @@ def test_search_pattern_must_not_be_empty() -> None:
         SearchArgs(pattern="")
 
 
-#: CONTRACT section 4: (argument names, required ones, mutating). list_dir's path is optional
-#: in the code (it lists the root by default), a superset of the contract's `list_dir(path)`.
+#: docs/interface.md#tools-the-model-sees: (argument names, required ones, mutating).
+#: list_dir's path is optional (it lists the root by default), a superset of `list_dir(path)`.
 CONTRACT_SIGNATURES = {
     "read_file": (["path", "start_line", "end_line"], {"path"}, False),
     "list_dir": (["path"], set(), False),

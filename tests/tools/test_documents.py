@@ -4,13 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from rune_lsp.tools.documents import (
-    DiskDocuments,
-    DocumentSource,
-    OverlayDocuments,
-    SnapshotDocuments,
-)
+from rune_lsp.tools.documents import DiskDocuments, DocumentSource, SnapshotDocuments
 from rune_lsp.tools.errors import BinaryFileError, DocumentError
+from tests.tools.overlay import OverlayDocuments
 
 
 def test_disk_reads_utf8_and_keeps_line_endings(tmp_path: Path) -> None:

@@ -10,11 +10,10 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from rune_lsp.loop.continuation import cap_output
+from rune_lsp.loop.context_budget import cap_output
 from rune_lsp.loop.ports import ToolExecutor
 from rune_lsp.loop.state import PreparedChange, PreparedCommand, PreparedEdit, ToolOutcome
 from rune_lsp.tools import executor
-from rune_lsp.tools.documents import OverlayDocuments
 from rune_lsp.tools.executor import INLINE_READ_BYTES, WorkspaceTools
 from rune_lsp.tools.sandbox import Sandbox
 from rune_lsp.tools.schemas import (
@@ -24,6 +23,7 @@ from rune_lsp.tools.schemas import (
     RunCommandArgs,
     WriteFileArgs,
 )
+from tests.tools.overlay import OverlayDocuments
 from tests.tools.workspace import write
 
 

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rune_lsp.tools.documents import OverlayDocuments
 from rune_lsp.tools.executor import WorkspaceTools
 from rune_lsp.tools.list_dir import MAX_ENTRIES
 from rune_lsp.tools.sandbox import Sandbox
 from rune_lsp.tools.schemas import ListDirArgs
+from tests.tools.overlay import OverlayDocuments
 from tests.tools.workspace import write
 
 

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rune_lsp.tools.documents import OverlayDocuments
 from rune_lsp.tools.executor import WorkspaceTools
 from rune_lsp.tools.read_file import MAX_LINES
 from rune_lsp.tools.sandbox import Sandbox
 from rune_lsp.tools.schemas import ReadFileArgs
+from tests.tools.overlay import OverlayDocuments
 from tests.tools.workspace import write
 
 

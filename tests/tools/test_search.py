@@ -6,12 +6,13 @@ from pathlib import Path
 import pytest
 
 from rune_lsp.tools.context import ToolContext
-from rune_lsp.tools.documents import MAX_TEXT_BYTES, OverlayDocuments, SnapshotDocuments
+from rune_lsp.tools.documents import MAX_TEXT_BYTES, SnapshotDocuments
 from rune_lsp.tools.errors import ToolError
 from rune_lsp.tools.executor import WorkspaceTools
 from rune_lsp.tools.sandbox import Sandbox
 from rune_lsp.tools.schemas import SearchArgs
 from rune_lsp.tools.search import MAX_HIT_CHARS, MAX_HITS, MAX_SKIPPED_SHOWN, search
+from tests.tools.overlay import OverlayDocuments
 from tests.tools.workspace import write
 
 

@@ -1,11 +1,14 @@
-"""Behaviour 8: capped tool outputs and a history kept under the model's token budget."""
+"""Capped tool outputs and a history kept under the model's token budget.
+
+See docs/interface.md#bounded-output.
+"""
 
 from __future__ import annotations
 
 from pydantic import BaseModel
 
 from rune_lsp.loop import AgentLoop, LoopConfig
-from rune_lsp.loop.continuation import (
+from rune_lsp.loop.context_budget import (
     cap_output,
     elision_note,
     estimate_tokens,

@@ -1,0 +1,19 @@
+"""The names and bounds the public interface fixes (docs/interface.md), each defined once.
+
+This module imports nothing, so the start-up path (server/fix.py, server/edits.py answer
+before pydantic is loaded), review/ and the loop can all use it.
+"""
+
+#: `workspace/executeCommand` commands (docs/interface.md#commands).
+FIX_THIS = "rune.fixThis"
+CANCEL = "rune.cancel"
+RESUME = "rune.resume"
+ACCEPT_EDIT = "rune.acceptEdit"
+REJECT_EDIT = "rune.rejectEdit"
+SHOW_DIFF = "rune.showDiff"
+
+#: The `source` of rune's own diagnostics: the pending edits of review mode B.
+DIAGNOSTIC_SOURCE = "rune"
+
+#: Model turns per run at most: the upper bound of `maxIterations` (docs/interface.md#settings).
+MAX_ITERATIONS = 8
