@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from rune_lsp.loop.state import ToolOutcome
-from rune_lsp.tools.documents import OverlayDocuments
 from rune_lsp.tools.executor import WorkspaceTools
 from rune_lsp.tools.sandbox import Sandbox
 from rune_lsp.tools.schemas import SearchArgs
+from tests.tools.overlay import OverlayDocuments
 from tests.tools.workspace import write
 
 #: `(a+)+$` on this line backtracks for about 2**30 steps: minutes, with the GIL held throughout.
