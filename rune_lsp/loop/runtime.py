@@ -28,6 +28,7 @@ from typing import Literal, TypedDict
 
 from pydantic import BaseModel
 
+from rune_lsp.loop.blocks import read_blocks
 from rune_lsp.loop.config import LoopConfig, LoopConfigError
 from rune_lsp.loop.continuation import (
     cap_output,
@@ -63,16 +64,24 @@ from rune_lsp.loop.normalize import (
     normalize_calls,
 )
 from rune_lsp.loop.ports import (
+    Checker,
     Model,
     ModelError,
     ToolDefinition,
     ToolExecutor,
     ToolsUnsupportedError,
 )
-from rune_lsp.loop.prompts import FINAL_SYNTHESIS_INSTRUCTION, system_text
+from rune_lsp.loop.prompts import (
+    FINAL_SYNTHESIS_INSTRUCTION,
+    check_after_text,
+    check_before_text,
+    system_text,
+)
 from rune_lsp.loop.state import (
     Approve,
     CallRecord,
+    CheckReport,
+    CheckStarted,
     Decision,
     Finished,
     Landed,
@@ -112,6 +121,8 @@ MAX_LOGGED_ARGUMENTS = 500
 MAX_DIGEST = 200
 #: The model's words shown to the reviewer next to a proposed change.
 MAX_REASON = 2_000
+#: Times per run the model is told why its code block was not taken as an edit.
+MAX_BLOCK_NOTES = 2
 
 
 class ResumeError(ValueError):
@@ -145,8 +156,19 @@ class AgentLoop:
         self.tools = tools
         self.on_event = on_event
 
-    async def run(self, task: str, *, run_id: str | None = None) -> RunOutcome:
-        """Start a run on `task`, the user prompt the front end composed."""
+    async def run(
+        self,
+        task: str,
+        *,
+        run_id: str | None = None,
+        target: str | None = None,
+        checker: Checker | None = None,
+    ) -> RunOutcome:
+        """Start a run on `task`, the user prompt the front end composed.
+
+        `target`: the file the run is asked to change (a code block in an answer is read as an
+        edit of it). `checker`: the check command, run before the first turn and after edits.
+        """
         state = RunState(
             run_id=run_id or uuid.uuid4().hex,
             iteration_budget=self.config.max_iterations,
@@ -154,10 +176,11 @@ class AgentLoop:
                 Message(role="system", content=system_text(self.config.system_prompt)),
                 Message(role="user", content=task),
             ],
+            target=target,
         )
-        return await _Run(self, state).start()
+        return await _Run(self, state, checker).start()
 
-    async def resume(self, state: RunState) -> RunOutcome:
+    async def resume(self, state: RunState, *, checker: Checker | None = None) -> RunOutcome:
         """Continue a paused run once every pending change has a decision.
 
         The state is continued in place and returned in the outcome.
@@ -170,7 +193,7 @@ class AgentLoop:
                 f"run {state.run_id} cannot resume: {len(undecided)} pending change(s) "
                 f"without a decision: {', '.join(undecided)}"
             )
-        return await _Run(self, state).resume()
+        return await _Run(self, state, checker).resume()
 
     async def prepare_dispatch(self, change: PreparedChange) -> PreparedChange | ToolOutcome:
         return await prepare_dispatch(self.tools, change)
@@ -218,7 +241,8 @@ class _Timing:
 class _Run:
     """The mutable context of one run (or one resumption of it)."""
 
-    def __init__(self, loop: AgentLoop, state: RunState) -> None:
+    def __init__(self, loop: AgentLoop, state: RunState, checker: Checker | None = None) -> None:
+        self.checker = checker
         self.model = loop.model
         self.executor = loop.tools
         self.config = loop.config
@@ -240,12 +264,16 @@ class _Run:
 
     async def _start(self) -> RunOutcome:
         await self._load(fresh=True)
+        await self._check_first()
         return await self._drive()
 
     async def _resume(self) -> RunOutcome:
         await self._load(fresh=False)
+        landed = _landed(self.state)
         stop = await self._resolve_pending()
         ended = await self._end_turn(stop)
+        if ended is None and _landed(self.state) != landed:
+            ended = await self._check_edits()
         return ended if ended is not None else await self._drive()
 
     async def _guarded(self, body: Callable[[], Awaitable[RunOutcome]]) -> RunOutcome:
@@ -285,8 +313,14 @@ class _Run:
                     "before a final answer",
                 )
             visible, raw_calls = self._read_turn(await self._call_model(offer_tools=True))
+            note = None
+            if not raw_calls:
+                raw_calls, note = await self._calls_from_blocks(visible)
             if not raw_calls:
                 state.messages.append(Message(role="assistant", content=visible))
+                if note is not None:  # told why its code block was not taken; it tries again
+                    state.messages.append(Message(role="user", content=note))
+                    continue
                 return await self._final_answer(visible)
             ids = self._id_allocator()
             calls = normalize_calls(raw_calls, self.tools, ids)
@@ -373,6 +407,69 @@ class _Run:
             iterations_used=state.iterations_used,
             iteration_budget=state.iteration_budget,
         )
+
+    # --- code blocks and the check -------------------------------------------------------------
+
+    async def _calls_from_blocks(self, visible: str) -> tuple[tuple[RawToolCall, ...], str | None]:
+        """A turn without calls whose code block edits the target: that edit as an `edit_file`
+        call (reviewed like any other), else why the block was not taken (once in a while)."""
+        state = self.state
+        if state.target is None or "edit_file" not in self.tools or "```" not in visible:
+            return (), None
+        try:
+            current = await self.executor.current_text(state.target)
+        except Exception:
+            current = None
+        if current is None:
+            return (), None
+        reading = read_blocks(visible, current, state.target)
+        if reading.edit is not None:
+            arguments = {
+                "path": state.target,
+                "old_text": reading.edit.old_text,
+                "new_text": reading.edit.new_text,
+            }
+            return (RawToolCall(name="edit_file", arguments=arguments),), None
+        if (
+            reading.refusal is None
+            or state.block_notes >= MAX_BLOCK_NOTES
+            or state.iterations_used >= state.iteration_budget
+        ):
+            return (), None
+        state.block_notes += 1
+        return (), reading.refusal
+
+    async def _check_first(self) -> None:
+        """The check before the first turn: its verdict joins the task."""
+        report = await self._run_check()
+        if report is None:
+            return
+        self.state.check_failing = not report.passed
+        task = self.state.messages[1]
+        content = f"{task.content}\n\n{check_before_text(report)}"
+        self.state.messages[1] = task.model_copy(update={"content": content})
+
+    async def _check_edits(self) -> Finished | None:
+        """After a turn whose edits landed: a check that now passes (and failed before) ends
+        the run; otherwise its verdict is the next turn's input, after the results."""
+        report = await self._run_check()
+        if report is None:
+            return None
+        self.state.messages.append(Message(role="user", content=check_after_text(report)))
+        if not (report.passed and self.state.check_failing is not False):
+            return None
+        said = next((m.content for m in reversed(self.state.messages) if m.role == "assistant"), "")
+        answer = said.strip() or f"The check `{report.command}` passes after the change."
+        return await self._finish("completed", None, answer)
+
+    async def _run_check(self) -> CheckReport | None:
+        if self.checker is None:
+            return None
+        await self.events.emit(CheckStarted(**self._progress(), command=self.checker.command))
+        try:
+            return await self.checker.check(tuple(self.state.edits))
+        except Exception as exc:  # the run goes on without the check's help
+            return CheckReport(command=self.checker.command, note=f"it failed: {_describe(exc)}")
 
     # --- model calls ----------------------------------------------------------------------------
 
@@ -680,6 +777,15 @@ class _Run:
             iterations_used=self.state.iterations_used,
             iteration_budget=self.state.iteration_budget,
         )
+
+
+def _landed(state: RunState) -> tuple[str, ...]:
+    """The edits (not commands) that reached the file so far, by id."""
+    return tuple(
+        e.edit_id
+        for e in state.edits
+        if e.tool != "run_command" and e.status in ("applied", "partial")
+    )
 
 
 def _describe(exc: BaseException) -> str:

@@ -120,6 +120,15 @@ class WorkspaceTools:
             return await asyncio.to_thread(search, self._threaded(), args, ripgrep=ripgrep)
         raise ToolError(f"{type(args).__name__} is not the arguments of a read-only tool.")
 
+    async def current_text(self, path: str) -> str | None:
+        """The file's text as the tools see it (buffer first), None when it cannot be read:
+        the loop places a code block from the model's answer in it."""
+        try:
+            ctx = self._context()
+            return ctx.read_document(ctx.read_path(path))
+        except (ToolError, OSError):
+            return None
+
     # --- mutating tools -------------------------------------------------------------------------
 
     async def prepare(

@@ -115,7 +115,8 @@ async def test_broken_add_is_fixed_and_verified_with_a_scripted_model(
     assert result.statuses() == [("edit_file", "applied")]
     assert result.calls() == [("read_file", "ok"), ("edit_file", "ok")]
     assert (workspace / "calc.py").read_text(encoding="utf-8") == CALC_PY.replace("a - b", "a + b")
-    assert len(double.chat_requests) == 3
+    # The check passes after the accepted edit: the run ends there, without a third turn.
+    assert len(double.chat_requests) == 2
 
 
 @pytest.mark.live
