@@ -206,12 +206,25 @@ def _whole_file(block: list[str], file: list[str], python: bool) -> _Replace | N
             return None
     available = Counter(block_text)
     repeated = sum(1 for line in file_text if available[line] > 0 and _take(available, line))
-    if repeated < WHOLE_FILE_SHARE * len(file_text):
+    if repeated < WHOLE_FILE_SHARE * len(file_text) or _drops_top_level(block, file):
         return None
     lo = next(i for i, line in enumerate(file) if line.strip())
     hi = max(i for i, line in enumerate(file) if line.strip())
     base = min((indent_of(line) for line in block if line.strip()), key=len)
     return _Replace(lo, hi, _rebased(block, base, ""))
+
+
+def _drops_top_level(block: list[str], file: list[str]) -> bool:
+    """Whether the block leaves out some of the file's outermost lines (a statement after the
+    function it shows, say): then it is a part of the file, not all of it. Changed and added
+    outermost lines are what a whole-file answer has; removed ones are not."""
+    base = min((indent_of(line) for line in block if line.strip()), key=len)
+    outer = [line.strip() for line in file if line.strip() and not indent_of(line)]
+    shown = [line.strip() for line in block if line.strip() and indent_of(line) == base]
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, outer, shown, autojunk=False).get_opcodes():
+        if op == "delete" or (op == "replace" and i2 - i1 > j2 - j1):
+            return True
+    return False
 
 
 def _take(counter: Counter[str], line: str) -> bool:
