@@ -1,0 +1,56 @@
+# ruff: noqa: E501  (recorded model text, kept verbatim)
+"""Replays of real answers (Qwen2.5-Coder-0.5B-Instruct via llama-server --jinja, native tools
+offered, recorded for issue 16): the code block they hold is read as the right edit."""
+
+from __future__ import annotations
+
+from rune_lsp.loop.blocks import read_blocks
+
+PROG = (
+    "def sum_to_n(n):\n"
+    '    """Return 1 + 2 + ... + n (0 when n is 0)."""\n'
+    "    total = 0\n"
+    "    for i in range(1, n):\n"
+    "        total += i\n"
+    "    return total\n"
+)
+#: sum_to_n_pasted_native: the failing pytest output was in the task; no tool call came back.
+SUM_TO_N_ANSWER = (
+    "To fix the test failure, we need to modify the `sum_to_n` function to correctly calculate the sum of numbers from 1 to `n`. The current implementation uses a loop to calculate the sum, which is inefficient for large values of `n`.\n"
+    "\n"
+    "Here's the proposed change:\n"
+    "\n"
+    "```python\n"
+    "def sum_to_n(n):\n"
+    '    """Return 1 + 2 + ... + n (0 when n is 0)."""\n'
+    "    total = 0\n"
+    "    for i in range(1, n + 1):\n"
+    "        total += i\n"
+    "    return total\n"
+    "```\n"
+    "\n"
+    "Explanation:\n"
+    "- We use a `for` loop to iterate from 1 to `n + 1`, which ensures that the loop runs for all numbers from 1 to `n`.\n"
+    "- We add each number to `total` using the `+=` operator.\n"
+    "- Finally, we return the `total`.\n"
+    "\n"
+    "This change ensures that the function correctly calculates the sum of numbers from 1 to `n`, which resolves the test failure.\n"
+)
+
+
+def test_the_recorded_sum_to_n_answer_fixes_the_loop_bound() -> None:
+    reading = read_blocks(SUM_TO_N_ANSWER, PROG, "prog.py")
+    assert reading.edit is not None, reading.refusal
+    assert reading.edit.old_text == "    for i in range(1, n):"
+    assert reading.edit.new_text == "    for i in range(1, n + 1):"
+
+
+def test_a_recorded_tool_call_written_as_json_is_not_a_code_edit() -> None:
+    # median_blind_native: the model wrote its call as a ```json block; that is a call
+    # written as text (parsed elsewhere), never code to paste into prog.py.
+    written = (
+        'Edit_file:\n```json\n{\n  "name": "median",\n  "arguments": {\n'
+        '    "path": "prog.py",\n    "old_text": "return ordered[middle]",\n'
+        '    "new_text": "return ordered[(len(ordered) - 1) // 2]"\n  }\n}\n```'
+    )
+    assert read_blocks(written, PROG, "prog.py").edit is None
