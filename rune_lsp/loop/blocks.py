@@ -118,14 +118,15 @@ def read_blocks(answer: str, current: str, path: str) -> BlockReading:
     file = _FileLines.of(current)
     python = PurePath(path).suffix.lower() in (".py", ".pyi")
     shown = PurePath(path).name
-    replaces: list[_Replace] = []
+    placements: list[list[_Replace]] = []
     misses: list[_Miss] = []
     for block in blocks:
         placed = _place(block, file.lines, python, shown)
         if isinstance(placed, _Miss):
             misses.append(placed)
         else:
-            replaces.extend(r for r in placed if r.changes(file.lines))
+            placements.append(placed)
+    replaces = _last_word(placements, file.lines)
     ambiguous = next((miss for miss in misses if miss.ambiguous), None)
     if ambiguous is not None:
         return _refused(ambiguous.reason)
@@ -137,6 +138,21 @@ def read_blocks(answer: str, current: str, path: str) -> BlockReading:
     if merged is None:
         return _refused(f"two code blocks change the same lines of {shown} differently")
     return BlockReading(edit=file.edit(merged))
+
+
+def _last_word(placements: list[list[_Replace]], file: list[str]) -> list[_Replace]:
+    """The changes the answer stands by: a change to lines that a later block shows as they are
+    now is withdrawn ("I changed ```old``` into ```new```" after the fix landed), while the
+    current code quoted before a change ("the bug is here: ```...```") leaves it standing."""
+    kept = []
+    for index, placed in enumerate(placements):
+        for replace in placed:
+            if not replace.changes(file):
+                continue
+            later = (r for after in placements[index + 1 :] for r in after)
+            if not any(not r.changes(file) and r.overlaps(replace) for r in later):
+                kept.append(replace)
+    return kept
 
 
 def _refused(reason: str) -> BlockReading:
@@ -163,6 +179,9 @@ class _Replace:
     def changes(self, file: list[str]) -> bool:
         return [line.rstrip() for line in file[self.lo : self.hi + 1]] != list(self.lines)
 
+    def overlaps(self, other: _Replace) -> bool:
+        return self.lo <= other.hi and other.lo <= self.hi
+
 
 @dataclass(frozen=True)
 class _Miss:
@@ -171,8 +190,9 @@ class _Miss:
 
 
 def _place(block: list[str], file: list[str], python: bool, shown: str) -> list[_Replace] | _Miss:
-    if _already_there(block, file):
-        return []
+    there = _already_there(block, file)
+    if there is not None:
+        return [there]
     whole = _whole_file(block, file, python)
     if whole is not None:
         return [whole]
@@ -182,16 +202,16 @@ def _place(block: list[str], file: list[str], python: bool, shown: str) -> list[
     return _place_by_anchors(block, file, shown)
 
 
-def _already_there(block: list[str], file: list[str]) -> bool:
-    """The block is the file's current code somewhere (indentation aside): nothing to do."""
+def _already_there(block: list[str], file: list[str]) -> _Replace | None:
+    """Where the block is the file's current code (indentation aside): nothing to do there."""
     first = block[0].strip()
     for start, line in enumerate(file):
         if line.strip() != first:
             continue
         moved = _rebased(block, indent_of(block[0]), indent_of(line))
         if [text.rstrip() for text in file[start : start + len(block)]] == list(moved):
-            return True
-    return False
+            return _Replace(start, start + len(block) - 1, moved)
+    return None
 
 
 def _whole_file(block: list[str], file: list[str], python: bool) -> _Replace | None:

@@ -200,3 +200,11 @@ def test_a_block_that_leaves_out_the_end_of_the_file_is_not_the_whole_file() -> 
     )
     answer = fenced("def add(a, b):\n    return a + b")
     assert applied(read_blocks(answer, current, "app.py"), current) == current.replace("-", "+")
+
+
+def test_the_old_code_quoted_after_the_fix_landed_does_not_revert_it() -> None:
+    fixed = SHAPES.replace("a - b", "a + b")
+    summary = fenced("def add(a, b):\n    return a - b", prose="I changed this:") + fenced(
+        "def add(a, b):\n    return a + b", prose="into this:"
+    )
+    assert read_blocks(summary, fixed, "app.py") == BlockReading()
