@@ -26,30 +26,14 @@ from difflib import SequenceMatcher
 from itertools import pairwise
 from pathlib import PurePath
 
+from rune_lsp.loop.fences import fenced_blocks, speaks
 from rune_lsp.loop.outline import Definition, children, definitions, indent_of, top_level
 
-_PYTHON = frozenset({"python", "py", "python3", "py3"})
-#: Fence tags that name a file's language, by suffix. Untagged blocks fit any file.
-LANGUAGE_TAGS: dict[str, frozenset[str]] = {
-    ".py": _PYTHON,
-    ".pyi": _PYTHON,
-    ".js": frozenset({"javascript", "js", "jsx", "node"}),
-    ".ts": frozenset({"typescript", "ts", "tsx"}),
-    ".rs": frozenset({"rust", "rs"}),
-    ".go": frozenset({"go", "golang"}),
-    ".c": frozenset({"c"}),
-    ".h": frozenset({"c", "cpp", "c++", "h"}),
-    ".cpp": frozenset({"cpp", "c++", "cc"}),
-    ".java": frozenset({"java"}),
-    ".rb": frozenset({"ruby", "rb"}),
-    ".sh": frozenset({"sh", "bash", "shell", "zsh"}),
-}
 #: Whole-file tier: the share of the file's non-blank lines the block must repeat.
 WHOLE_FILE_SHARE = 0.6
 #: Anchor tier: how alike the lines between the anchors and the block must be (0..1).
 ANCHOR_LIKENESS = 0.5
 
-_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*$")
 #: The excerpt's `   12 | code` numbering, which small models copy into their blocks.
 _NUMBERED = re.compile(r"^[ \t]*\d+ \|(?: |$)")
 
@@ -68,45 +52,6 @@ class BlockReading:
 
     edit: BlockEdit | None = None
     refusal: str | None = None
-
-
-@dataclass(frozen=True)
-class Fence:
-    tag: str  # the info string's first word, lower case ("" when untagged)
-    lines: tuple[str, ...]
-
-
-def fenced_blocks(text: str) -> list[Fence]:
-    """Every closed fenced block; an unclosed one (a cut stream) is not a proposal."""
-    found: list[Fence] = []
-    lines = text.split("\n")
-    index = 0
-    while index < len(lines):
-        opened = _OPEN.match(lines[index].rstrip())
-        index += 1
-        if opened is None:
-            continue
-        fence, tag = opened.group(1), opened.group(2).lower()
-        body: list[str] = []
-        while index < len(lines):
-            line = lines[index].rstrip()
-            index += 1
-            stripped = line.strip()
-            if stripped and set(stripped) == {fence[0]} and len(stripped) >= len(fence):
-                found.append(Fence(tag, tuple(body)))
-                break
-            body.append(line)
-    return found
-
-
-def speaks(tag: str, path: str) -> bool:
-    """Whether a block tagged `tag` can be code of `path`."""
-    if not tag:
-        return True
-    pure = PurePath(path)
-    if tag == pure.name.lower():  # ```app.py
-        return True
-    return tag in LANGUAGE_TAGS.get(pure.suffix.lower(), frozenset({pure.suffix.lstrip(".")}))
 
 
 def read_blocks(answer: str, current: str, path: str) -> BlockReading:

@@ -28,7 +28,6 @@ from typing import Literal, TypedDict
 
 from pydantic import BaseModel
 
-from rune_lsp.loop.blocks import read_blocks
 from rune_lsp.loop.config import LoopConfig, LoopConfigError
 from rune_lsp.loop.continuation import (
     cap_output,
@@ -71,11 +70,13 @@ from rune_lsp.loop.ports import (
     ToolExecutor,
     ToolsUnsupportedError,
 )
-from rune_lsp.loop.prompts import (
-    FINAL_SYNTHESIS_INSTRUCTION,
-    check_after_text,
-    check_before_text,
-    system_text,
+from rune_lsp.loop.prompts import FINAL_SYNTHESIS_INSTRUCTION, system_text
+from rune_lsp.loop.proposals import (
+    add_check_after_edits,
+    add_first_check,
+    block_calls,
+    fixed_answer,
+    landed_edits,
 )
 from rune_lsp.loop.state import (
     Approve,
@@ -121,8 +122,6 @@ MAX_LOGGED_ARGUMENTS = 500
 MAX_DIGEST = 200
 #: The model's words shown to the reviewer next to a proposed change.
 MAX_REASON = 2_000
-#: Times per run the model is told why its code block was not taken as an edit.
-MAX_BLOCK_NOTES = 2
 
 
 class ResumeError(ValueError):
@@ -269,10 +268,10 @@ class _Run:
 
     async def _resume(self) -> RunOutcome:
         await self._load(fresh=False)
-        landed = _landed(self.state)
+        landed = landed_edits(self.state)
         stop = await self._resolve_pending()
         ended = await self._end_turn(stop)
-        if ended is None and _landed(self.state) != landed:
+        if ended is None and landed_edits(self.state) != landed:
             ended = await self._check_edits()
         return ended if ended is not None else await self._drive()
 
@@ -411,56 +410,19 @@ class _Run:
     # --- code blocks and the check -------------------------------------------------------------
 
     async def _calls_from_blocks(self, visible: str) -> tuple[tuple[RawToolCall, ...], str | None]:
-        """A turn without calls whose code block edits the target: that edit as an `edit_file`
-        call (reviewed like any other), else why the block was not taken (once in a while)."""
-        state = self.state
-        if state.target is None or "edit_file" not in self.tools or "```" not in visible:
-            return (), None
-        try:
-            current = await self.executor.current_text(state.target)
-        except Exception:
-            current = None
-        if current is None:
-            return (), None
-        reading = read_blocks(visible, current, state.target)
-        if reading.edit is not None:
-            arguments = {
-                "path": state.target,
-                "old_text": reading.edit.old_text,
-                "new_text": reading.edit.new_text,
-            }
-            return (RawToolCall(name="edit_file", arguments=arguments),), None
-        if (
-            reading.refusal is None
-            or state.block_notes >= MAX_BLOCK_NOTES
-            or state.iterations_used >= state.iteration_budget
-        ):
-            return (), None
-        state.block_notes += 1
-        return (), reading.refusal
+        can_edit = "edit_file" in self.tools
+        return await block_calls(self.executor, self.state, visible, can_edit=can_edit)
 
     async def _check_first(self) -> None:
-        """The check before the first turn: its verdict joins the task."""
         report = await self._run_check()
-        if report is None:
-            return
-        self.state.check_failing = not report.passed
-        task = self.state.messages[1]
-        content = f"{task.content}\n\n{check_before_text(report)}"
-        self.state.messages[1] = task.model_copy(update={"content": content})
+        if report is not None:
+            add_first_check(self.state, report)
 
     async def _check_edits(self) -> Finished | None:
-        """After a turn whose edits landed: a check that now passes (and failed before) ends
-        the run; otherwise its verdict is the next turn's input, after the results."""
         report = await self._run_check()
-        if report is None:
+        if report is None or not add_check_after_edits(self.state, report):
             return None
-        self.state.messages.append(Message(role="user", content=check_after_text(report)))
-        if not (report.passed and self.state.check_failing is not False):
-            return None
-        said = next((m.content for m in reversed(self.state.messages) if m.role == "assistant"), "")
-        answer = said.strip() or f"The check `{report.command}` passes after the change."
-        return await self._finish("completed", None, answer)
+        return await self._finish("completed", None, fixed_answer(self.state, report))
 
     async def _run_check(self) -> CheckReport | None:
         if self.checker is None:
@@ -777,15 +739,6 @@ class _Run:
             iterations_used=self.state.iterations_used,
             iteration_budget=self.state.iteration_budget,
         )
-
-
-def _landed(state: RunState) -> tuple[str, ...]:
-    """The edits (not commands) that reached the file so far, by id."""
-    return tuple(
-        e.edit_id
-        for e in state.edits
-        if e.tool != "run_command" and e.status in ("applied", "partial")
-    )
 
 
 def _describe(exc: BaseException) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rune_lsp.loop import AgentLoop, LoopConfig
-from rune_lsp.loop.runtime import MAX_BLOCK_NOTES
+from rune_lsp.loop.proposals import MAX_BLOCK_NOTES
 from rune_lsp.loop.state import Finished, Paused, PreparedEdit, RunOutcome, RunState
 
 from .fakes import FakeExecutor, ScriptedModel, answer, assert_paired
