@@ -431,7 +431,7 @@ class _Run:
         try:
             return await self.checker.check(tuple(self.state.edits))
         except Exception as exc:  # the run goes on without the check's help
-            return CheckReport(command=self.checker.command, note=f"it failed: {_describe(exc)}")
+            return CheckReport(command=self.checker.command, output=_describe(exc))
 
     # --- model calls ----------------------------------------------------------------------------
 

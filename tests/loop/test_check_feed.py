@@ -148,4 +148,6 @@ async def test_a_checker_that_raises_is_a_failed_check_not_a_failed_run() -> Non
     model = ScriptedModel.of(answer("ok"))
     outcome = await AgentLoop(model, FakeExecutor(), LoopConfig()).run("Fix.", checker=Broken([]))
     assert isinstance(outcome, Finished) and outcome.result.outcome == "completed"
-    assert "it failed: OSError: no shell" in model.calls[0].messages[1].content
+    task = model.calls[0].messages[1].content
+    assert "The check `pytest -q` could not run on the current code." in task
+    assert "OSError: no shell" in task
