@@ -84,8 +84,9 @@ class Settings(BaseModel):
     )
     check_command: str | None = Field(
         None,
-        description="Verification check run after the last accepted edit, e.g. "
-        "`python -m pytest -q`.",
+        description="Check command, e.g. `python -m pytest -q`: run before the first model "
+        "turn and after each accepted edit (its failing output goes to the model), and the "
+        "verification of the last accepted edit.",
     )
     request_timeout: float = Field(
         120.0, gt=0, le=3600, description="Seconds allowed for one provider call."

@@ -1,9 +1,10 @@
 """Ctrl-C (and SIGTERM) during a run cancel the run instead of killing Python.
 
 A cancelled run still ends through the driver: the model call is dropped, nothing more is
-applied, the receipt is written, and the command exits 1 with outcome `cancelled`. Ctrl-C while
-the check command runs stops the check only: the run's work is done by then, so its result and
-receipt stand, with `verified` left unknown.
+applied, the receipt is written, and the command exits 1 with outcome `cancelled`; that holds
+for a check the loop waits for (before the first turn, after an accepted edit) too. Ctrl-C while
+the final verification runs on its own stops the check only: the run's work is done by then, so
+its result and receipt stand, with `verified` left unknown.
 """
 
 from __future__ import annotations

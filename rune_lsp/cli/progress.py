@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from rune_lsp.loop.state import (
+    CheckStarted,
     ModelTurnStarted,
     PendingApproval,
     RunEvent,
@@ -40,6 +41,8 @@ def describe_event(event: RunEvent) -> str | None:
     if isinstance(event, PendingApproval):
         count = len(event.pending)
         return f"{event.step} · {count} change{'s' if count != 1 else ''} to review"
+    if isinstance(event, CheckStarted):
+        return f"{event.step} · running the check: {event.command}"
     if isinstance(event, ToolResulted):
         outcome = event.outcome
         if outcome.edit_status is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from rune_lsp.loop.state import RunResult
+from rune_lsp.runner.summary import outcome_words
 
 
 def result_json(result: RunResult) -> str:
@@ -16,7 +17,8 @@ def render_result(result: RunResult) -> str:
     lines: list[str] = []
     if result.answer.strip():
         lines += [result.answer.rstrip(), ""]
-    outcome = f"outcome: {result.outcome} (step {result.iterations_used}/{result.iteration_budget})"
+    steps = f"step {result.iterations_used}/{result.iteration_budget}"
+    outcome = f"outcome: {outcome_words(result)} ({steps})"
     if result.error:
         outcome += f": {result.error}"
     lines.append(outcome)

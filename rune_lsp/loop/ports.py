@@ -12,6 +12,8 @@ from typing import Protocol
 from pydantic import BaseModel
 
 from rune_lsp.loop.state import (
+    CheckReport,
+    EditRecord,
     Message,
     ModelCapabilities,
     ModelTurn,
@@ -75,3 +77,21 @@ class ToolExecutor(Protocol):
         ...
 
     async def apply(self, change: PreparedChange) -> ToolOutcome: ...
+
+    async def current_text(self, path: str) -> str | None:
+        """The current text of a workspace file (the editor's buffer first), or None when it
+        cannot be read. The loop reads the run's target with it to place a code block."""
+        ...
+
+
+class Checker(Protocol):
+    """The check command, run by the front end (never by the loop) on the loop's request.
+
+    The loop asks before the first model turn and after each turn in which an edit landed,
+    never while a change waits for review. `edits` are the run's edit records so far.
+    """
+
+    @property
+    def command(self) -> str: ...
+
+    async def check(self, edits: Sequence[EditRecord]) -> CheckReport: ...

@@ -6,6 +6,8 @@ so it lives in one constant; whatever a front end adds goes before it.
 
 from __future__ import annotations
 
+from rune_lsp.loop.state import CheckReport
+
 #: The exact closing sentence of every system message.
 GUIDANCE_TAIL = (
     "Use tools for every file/command action; never fabricate tool output. "
@@ -33,3 +35,46 @@ def system_text(extra: str = "") -> str:
     """The system message: the front end's extra guidance first, the fixed guidance last."""
     extra = extra.strip()
     return f"{extra}\n\n{GUIDANCE}" if extra else GUIDANCE
+
+
+# --- the check command's verdicts, as the model reads them ---------------------------------------
+
+
+def _verdict(report: CheckReport) -> str:
+    if report.note:
+        return f"ran, but {report.note}, so it may not show your changes"
+    if report.timed_out:
+        return "timed out"
+    if report.exit_code is None:
+        return "could not run"
+    return f"failed (exit {report.exit_code})"
+
+
+def _output(report: CheckReport) -> str:
+    shown = report.output.strip()
+    return f" The end of its output:\n```\n{shown}\n```" if shown else ""
+
+
+def check_before_text(report: CheckReport) -> str:
+    """Added to the task: how the check stands before any change."""
+    command = f"`{report.command}`"
+    if report.passed:
+        return (
+            f"The check {command} passes already (exit 0), so no test fails right now: "
+            "change the code only if the task still needs it."
+        )
+    return (
+        f"The check {command} {_verdict(report)} on the current code.{_output(report)}\n"
+        "Change the code so that it passes."
+    )
+
+
+def check_after_text(report: CheckReport) -> str:
+    """After the results of a turn whose edits landed: the check on the changed code."""
+    command = f"`{report.command}`"
+    if report.passed:
+        return f"After your change the check {command} passes (exit 0)."
+    return (
+        f"After your change the check {command} {_verdict(report)}.{_output(report)}\n"
+        "Fix what still fails, or answer without tools if you cannot."
+    )

@@ -63,6 +63,7 @@ from rune_lsp.loop.normalize import (
     normalize_calls,
 )
 from rune_lsp.loop.ports import (
+    Checker,
     Model,
     ModelError,
     ToolDefinition,
@@ -70,9 +71,18 @@ from rune_lsp.loop.ports import (
     ToolsUnsupportedError,
 )
 from rune_lsp.loop.prompts import FINAL_SYNTHESIS_INSTRUCTION, system_text
+from rune_lsp.loop.proposals import (
+    add_check_after_edits,
+    add_first_check,
+    block_calls,
+    fixed_answer,
+    landed_edits,
+)
 from rune_lsp.loop.state import (
     Approve,
     CallRecord,
+    CheckReport,
+    CheckStarted,
     Decision,
     Finished,
     Landed,
@@ -132,8 +142,19 @@ class AgentLoop:
         self.tools = tools
         self.on_event = on_event
 
-    async def run(self, task: str, *, run_id: str | None = None) -> RunOutcome:
-        """Start a run on `task`, the user prompt the front end composed."""
+    async def run(
+        self,
+        task: str,
+        *,
+        run_id: str | None = None,
+        target: str | None = None,
+        checker: Checker | None = None,
+    ) -> RunOutcome:
+        """Start a run on `task`, the user prompt the front end composed.
+
+        `target`: the file the run is asked to change (a code block in an answer is read as an
+        edit of it). `checker`: the check command, run before the first turn and after edits.
+        """
         state = RunState(
             run_id=run_id or uuid.uuid4().hex,
             iteration_budget=self.config.max_iterations,
@@ -141,10 +162,11 @@ class AgentLoop:
                 Message(role="system", content=system_text(self.config.system_prompt)),
                 Message(role="user", content=task),
             ],
+            target=target,
         )
-        return await _Run(self, state).start()
+        return await _Run(self, state, checker).start()
 
-    async def resume(self, state: RunState) -> RunOutcome:
+    async def resume(self, state: RunState, *, checker: Checker | None = None) -> RunOutcome:
         """Continue a paused run once every pending change has a decision.
 
         The state is continued in place and returned in the outcome.
@@ -157,7 +179,7 @@ class AgentLoop:
                 f"run {state.run_id} cannot resume: {len(undecided)} pending change(s) "
                 f"without a decision: {', '.join(undecided)}"
             )
-        return await _Run(self, state).resume()
+        return await _Run(self, state, checker).resume()
 
     async def prepare_dispatch(self, change: PreparedChange) -> PreparedChange | ToolOutcome:
         """Right before an approved change goes to an editor: the change to send, or the refusal.
@@ -213,7 +235,8 @@ class _Timing:
 class _Run:
     """The mutable context of one run (or one resumption of it)."""
 
-    def __init__(self, loop: AgentLoop, state: RunState) -> None:
+    def __init__(self, loop: AgentLoop, state: RunState, checker: Checker | None = None) -> None:
+        self.checker = checker
         self.model = loop.model
         self.executor = loop.tools
         self.config = loop.config
@@ -235,12 +258,16 @@ class _Run:
 
     async def _start(self) -> RunOutcome:
         await self._load(fresh=True)
+        await self._check_first()
         return await self._drive()
 
     async def _resume(self) -> RunOutcome:
         await self._load(fresh=False)
+        landed = landed_edits(self.state)
         stop = await self._resolve_pending()
         ended = await self._end_turn(stop)
+        if ended is None and landed_edits(self.state) != landed:
+            ended = await self._check_edits()
         return ended if ended is not None else await self._drive()
 
     async def _guarded(self, body: Callable[[], Awaitable[RunOutcome]]) -> RunOutcome:
@@ -280,8 +307,14 @@ class _Run:
                     "before a final answer",
                 )
             visible, raw_calls = self._read_turn(await self._call_model(offer_tools=True))
+            note = None
+            if not raw_calls:
+                raw_calls, note = await self._calls_from_blocks(visible)
             if not raw_calls:
                 state.messages.append(Message(role="assistant", content=visible))
+                if note is not None:  # told why its code block was not taken; it tries again
+                    state.messages.append(Message(role="user", content=note))
+                    continue
                 return await self._final_answer(visible)
             ids = self._id_allocator()
             calls = normalize_calls(raw_calls, self.tools, ids)
@@ -368,6 +401,32 @@ class _Run:
             iterations_used=state.iterations_used,
             iteration_budget=state.iteration_budget,
         )
+
+    # --- code blocks and the check -------------------------------------------------------------
+
+    async def _calls_from_blocks(self, visible: str) -> tuple[tuple[RawToolCall, ...], str | None]:
+        can_edit = "edit_file" in self.tools
+        return await block_calls(self.executor, self.state, visible, can_edit=can_edit)
+
+    async def _check_first(self) -> None:
+        report = await self._run_check()
+        if report is not None:
+            add_first_check(self.state, report)
+
+    async def _check_edits(self) -> Finished | None:
+        report = await self._run_check()
+        if report is None or not add_check_after_edits(self.state, report):
+            return None
+        return await self._finish("completed", None, fixed_answer(self.state, report))
+
+    async def _run_check(self) -> CheckReport | None:
+        if self.checker is None:
+            return None
+        await self.events.emit(CheckStarted(**self._progress(), command=self.checker.command))
+        try:
+            return await self.checker.check(tuple(self.state.edits))
+        except Exception as exc:  # the run goes on without the check's help
+            return CheckReport(command=self.checker.command, output=_describe(exc))
 
     # --- model calls ----------------------------------------------------------------------------
 

@@ -165,6 +165,27 @@ class Landed(_Frozen):
 Decision = Annotated[Approve | Reject | Landed, Field(discriminator="kind")]
 
 
+# --- the check command, as the loop hears it ----------------------------------------------------
+
+
+class CheckReport(_Frozen):
+    """One run of `checkCommand`, done by the front end's runner and handed to the loop.
+
+    `output` is already bounded (the tail of what it printed). `note` says why the result may
+    not describe the run's text (e.g. unsaved editor buffers); such a run never counts as a pass.
+    """
+
+    command: str
+    exit_code: int | None = None  # None: it never exited (could not start, or timed out)
+    timed_out: bool = False
+    output: str = ""
+    note: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out and not self.note
+
+
 # --- the serializable state of a paused or running run -----------------------------------------
 
 
@@ -236,6 +257,12 @@ class RunState(BaseModel):
     diffs: dict[str, str] = Field(default_factory=dict)
     next_call_number: int = 1
     next_edit_number: int = 1
+    # The file the run was asked to change, as the model names it: a fenced code block in an
+    # answer is read as an edit of it (loop/blocks.py). None: no code blocks are read.
+    target: str | None = None
+    block_notes: int = 0  # times the model was told why its code block was not used
+    # The check before the first model turn: True failing, False passing, None not run.
+    check_failing: bool | None = None
 
     def decide(self, edit_id: str, decision: Approve | Reject | Landed) -> None:
         if not any(p.edit_id == edit_id for p in self.pending):
@@ -328,12 +355,27 @@ class PendingApproval(_Event):
     pending: tuple[PreparedChange, ...]
 
 
+class CheckStarted(_Event):
+    """The runner runs `checkCommand` for the loop (before the first turn, after edits)."""
+
+    kind: Literal["check_started"] = "check_started"
+    command: str
+
+
 class RunEnded(_Event):
     kind: Literal["terminal"] = "terminal"
     result: RunResult
 
 
-RunEvent = ModelTurnStarted | ModelDelta | ToolRequested | ToolResulted | PendingApproval | RunEnded
+RunEvent = (
+    ModelTurnStarted
+    | ModelDelta
+    | ToolRequested
+    | ToolResulted
+    | PendingApproval
+    | CheckStarted
+    | RunEnded
+)
 
 
 def describe_call(call: ToolCall) -> str:

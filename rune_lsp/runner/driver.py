@@ -28,7 +28,14 @@ from rune_lsp.loop.state import (
     RunState,
 )
 from rune_lsp.review.diff import unified_diff
-from rune_lsp.runner.verify import CheckOutcome, Verifier, annotate_answer, verified_from
+from rune_lsp.runner.verify import (
+    CheckFeed,
+    CheckOutcome,
+    Verifier,
+    annotate_answer,
+    changed_paths,
+    verified_from,
+)
 from rune_lsp.store.bounds import clip
 from rune_lsp.store.pending import PendingRun, PendingStore
 from rune_lsp.store.receipt_builder import DIFF_CAP, build_receipt
@@ -79,9 +86,28 @@ class RunDriver:
     #: clears it when the user cancels or a newer run supersedes.
     cancel_keeps_pause: bool = False
     _superseded: bool = False
+    _feed: CheckFeed | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        if self.verifier is not None:
+            self._feed = CheckFeed(self.verifier)
 
     async def start(self, run_id: str) -> RunResult:
-        return await self._drive(lambda: self.loop.run(self.meta.task, run_id=run_id), run_id)
+        return await self._drive(
+            lambda: self.loop.run(
+                self.meta.task, run_id=run_id, target=self._target(), checker=self._feed
+            ),
+            run_id,
+        )
+
+    def _target(self) -> str | None:
+        """The document the run was started on, named as the model sees it: every run a front
+        end starts is asked to change it (`Fix this`, `rune-lsp fix`)."""
+        path = self.meta.document_path
+        if path is None:
+            return None
+        root = self.meta.workspace_root
+        return display_path(Path(path), Path(root)) if root else path
 
     async def resume(self, state: RunState) -> RunResult:
         """Continue a persisted pause: decisions already taken stand, the rest are asked again
@@ -132,7 +158,7 @@ class RunDriver:
         # before the next pause has no open review left to resume.
         if self.pending_store is not None:
             self.pending_store.discard(state.run_id)
-        return await self.loop.resume(state)
+        return await self.loop.resume(state, checker=self._feed)
 
     def _persist(self, state: RunState) -> None:
         if self.pending_store is None:
@@ -192,9 +218,11 @@ class RunDriver:
     async def _verify(self, result: RunResult) -> CheckOutcome | None:
         if self.verifier is None or result.outcome in ("cancelled", "superseded"):
             return None
-        changed = [e.path for e in result.edits if e.tool != "run_command" and _landed(e)]
+        changed = changed_paths(result.edits)
         if not changed:
             return None
+        if self._feed is not None and (current := self._feed.current_for(result.edits)):
+            return current
         return await self.verifier.verify(changed)
 
     def _store_receipt(
@@ -227,10 +255,6 @@ class RunDriver:
 
 class _Step(Protocol):
     async def __call__(self) -> RunOutcome: ...
-
-
-def _landed(edit: EditRecord) -> bool:
-    return edit.status in ("applied", "partial")
 
 
 def _displayed(edits: tuple[EditRecord, ...], root: str | None) -> tuple[EditRecord, ...]:

@@ -7,12 +7,15 @@ least one file; `false` when it failed; `null` when no check ran.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from rune_lsp.loop.state import CheckReport, EditRecord
+from rune_lsp.store.bounds import clip
 from rune_lsp.store.receipt import CheckRecord
 from rune_lsp.tools.run_command import run_shell
 
@@ -30,6 +33,9 @@ class CheckOutcome:
 
 
 class Verifier(Protocol):
+    @property
+    def command(self) -> str: ...
+
     async def verify(self, changed_paths: Sequence[str]) -> CheckOutcome: ...
 
 
@@ -63,6 +69,63 @@ class ShellVerifier:
             note = "unsaved editor buffers: " + ", ".join(unsaved)
             return CheckOutcome(record=record, trustworthy=False, note=note)
         return CheckOutcome(record=record)
+
+
+#: What the model reads of a check's output: its last lines, at most this many characters.
+FEED_LINES = 25
+FEED_CHARS = 2_500
+
+
+def changed_paths(edits: Sequence[EditRecord]) -> list[str]:
+    """The files the run's landed edits changed (one entry per edit, commands left out)."""
+    return [e.path for e in edits if e.tool != "run_command" and e.status in ("applied", "partial")]
+
+
+def _landed_key(edits: Sequence[EditRecord]) -> tuple[tuple[str, str], ...]:
+    """Everything that reached the workspace, commands included: a check is current for it."""
+    return tuple((e.edit_id, e.status) for e in edits if e.status in ("applied", "partial"))
+
+
+@dataclass
+class CheckFeed:
+    """The loop's `Checker`: the runner runs the check when the loop asks (before the first
+    turn, after edits landed) and keeps the last outcome, so the final verification reuses a
+    check that already ran after the last change instead of running it again."""
+
+    verifier: Verifier
+    last: CheckOutcome | None = None
+    _last_key: tuple[tuple[str, str], ...] | None = None
+
+    @property
+    def command(self) -> str:
+        return self.verifier.command
+
+    async def check(self, edits: Sequence[EditRecord]) -> CheckReport:
+        outcome = await self.verifier.verify(list(dict.fromkeys(changed_paths(edits))))
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            # A Ctrl-C the verifier absorbed (InterruptibleCheck) still stops the run here.
+            raise asyncio.CancelledError
+        self.last, self._last_key = outcome, _landed_key(edits)
+        return report_of(outcome)
+
+    def current_for(self, edits: Sequence[EditRecord]) -> CheckOutcome | None:
+        """The last outcome when nothing landed since it ran, else None."""
+        return self.last if self._last_key == _landed_key(edits) else None
+
+
+def report_of(check: CheckOutcome) -> CheckReport:
+    """The check as the loop hands it to the model: the tail of its output that matters."""
+    record = check.record
+    parts = [part.strip("\n") for part in (record.stdout_tail, record.stderr_tail)]
+    lines = "\n".join(part for part in parts if part.strip()).splitlines()
+    return CheckReport(
+        command=record.command,
+        exit_code=record.exit_code,
+        timed_out=record.timed_out,
+        output=clip("\n".join(lines[-FEED_LINES:]), FEED_CHARS, keep="tail"),
+        note="" if check.trustworthy else check.note,
+    )
 
 
 def verified_from(check: CheckOutcome | None) -> bool | None:

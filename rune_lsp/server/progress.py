@@ -9,6 +9,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from rune_lsp.loop.state import (
+    CheckStarted,
     ModelTurnStarted,
     PendingApproval,
     PreparedEdit,
@@ -17,6 +18,7 @@ from rune_lsp.loop.state import (
     ToolRequested,
     describe_call,
 )
+from rune_lsp.runner.summary import run_summary
 from rune_lsp.server.app import RuneServer
 
 log = logging.getLogger(__name__)
@@ -34,8 +36,10 @@ def progress_message(event: RunEvent) -> str | None:
     if isinstance(event, PendingApproval):
         targets = ", ".join(_target(change) for change in event.pending)
         return f"{event.step} · waiting for review: {targets}"
+    if isinstance(event, CheckStarted):
+        return f"{event.step} · running the check: {event.command}"
     if isinstance(event, RunEnded):
-        return f"{event.step} · {event.result.outcome}"
+        return f"{event.step} · {run_summary(event.result)}"
     return None
 
 

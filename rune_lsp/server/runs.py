@@ -21,6 +21,7 @@ from rune_lsp.loop.runtime import AgentLoop, LoopConfig
 from rune_lsp.loop.state import RunEvent, RunResult
 from rune_lsp.loop.task import FixTask
 from rune_lsp.runner.driver import RunDriver, RunMeta
+from rune_lsp.runner.summary import run_summary
 from rune_lsp.runner.verify import ShellVerifier
 from rune_lsp.server.app import RuneServer
 from rune_lsp.server.documents import LspDocuments, path_of
@@ -104,7 +105,7 @@ class RunManager:
         try:
             await progress.begin()
             result = await asyncio.shield(run.task)
-            outcome = f"{result.outcome}: {result.error or 'done'}"
+            outcome = run_summary(result)
             return result
         except asyncio.CancelledError:
             # Either the run's task was cancelled before its first step, or the event loop is

@@ -145,6 +145,15 @@ class WorkspaceTools:
                 stop.set()  # a cancelled run: its search child is killed within 0.1 s
         raise ToolError(f"{type(args).__name__} is not the arguments of a read-only tool.")
 
+    async def current_text(self, path: str) -> str | None:
+        """The file's text as the tools see it (buffer first), None when it cannot be read:
+        the loop places a code block from the model's answer in it."""
+        try:
+            ctx = self._context()
+            return ctx.read_document(ctx.read_path(path))
+        except (ToolError, OSError):
+            return None
+
     # --- mutating tools -------------------------------------------------------------------------
 
     async def prepare(

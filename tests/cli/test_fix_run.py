@@ -129,15 +129,15 @@ def test_failing_check_sets_verified_false(rune: RunCli, double: ModelDouble) ->
     assert "failed (exit 3)" in finished.stdout
 
 
-def test_check_does_not_run_without_an_applied_edit(
+def test_check_does_not_verify_without_an_applied_edit(
     rune: RunCli, double: ModelDouble, workspace: Path
 ) -> None:
     marker = workspace / "check-ran"
-    command = shlex.join([sys.executable, "-c", f"open({str(marker)!r}, 'w')"])
+    command = shlex.join([sys.executable, "-c", f"open({str(marker)!r}, 'a').write('ran ')"])
     double.script(*ONE_EDIT)
     result = json.loads(rune("fix", "app.py", "--no", "--json", "--check-command", command).stdout)
     assert result["verified"] is None
-    assert not marker.exists()
+    assert marker.read_text().split() == ["ran"]  # only before the first turn, for the model
 
 
 def test_a_wrong_api_key_is_not_echoed(

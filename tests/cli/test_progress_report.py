@@ -93,6 +93,15 @@ def test_render_result() -> None:
     )
 
 
+def test_a_completed_run_without_an_edit_says_no_change_was_proposed() -> None:
+    answered = RunResult(
+        run_id="r", outcome="completed", answer="Use a + b.", iterations_used=1, iteration_budget=8
+    )
+    assert render_result(answered) == (
+        "Use a + b.\n\noutcome: completed · no change proposed (step 1/8)\n"
+    )
+
+
 def test_render_result_without_answer_or_check() -> None:
     bare = RunResult(run_id="r", outcome="cancelled", iteration_budget=8)
     assert render_result(bare) == "outcome: cancelled (step 0/8)\n"

@@ -115,7 +115,8 @@ async def test_broken_add_is_fixed_and_verified_with_a_scripted_model(
     assert result.statuses() == [("edit_file", "applied")]
     assert result.calls() == [("read_file", "ok"), ("edit_file", "ok")]
     assert (workspace / "calc.py").read_text(encoding="utf-8") == CALC_PY.replace("a - b", "a + b")
-    assert len(double.chat_requests) == 3
+    # The check passes after the accepted edit: the run ends there, without a third turn.
+    assert len(double.chat_requests) == 2
 
 
 @pytest.mark.live
@@ -136,3 +137,42 @@ async def test_broken_add_is_fixed_and_verified_by_a_real_ollama(
     result, context = await fix_as_a_user("neovim", workspace, tmp_path / "state", settings, 3600)
 
     assert_fixed_and_verified(result, context)
+
+
+#: What Qwen2.5-Coder-0.5B answered on a task like this one through llama-server with native
+#: tools offered (recorded, sum_to_n_pasted_native): prose and the corrected function in a
+#: fenced block, no tool call. Here for calc.py's add().
+CODE_BLOCK_ONLY = (
+    "To fix the test failure, we need to modify the `add` function to return the sum.\n\n"
+    "Here's the proposed change:\n\n"
+    "```python\n"
+    "def add(a, b):\n"
+    '    """Return the sum of a and b."""\n'
+    "    return a + b\n"
+    "```\n\n"
+    "Explanation:\n- We use the `+` operator, so `add(2, 3)` returns `5`."
+)
+
+
+@pytest.mark.parametrize("kind", ["vscode", "neovim"])
+async def test_broken_add_is_fixed_from_an_answer_that_is_only_a_code_block(
+    double: ModelDouble, workspace: Path, tmp_path: Path, kind: Kind
+) -> None:
+    double.script(Reply(text=CODE_BLOCK_ONLY))
+    settings = {
+        "provider": "openai",
+        "baseUrl": double.openai_url,
+        "model": "qwen3:14b",
+        "requestTimeout": 10,
+        "checkCommand": CHECK_COMMAND,
+    }
+
+    result, context = await fix_as_a_user(kind, workspace, tmp_path / "state", settings, 30)
+
+    assert_fixed_and_verified(result, context)  # reviewed, accepted, on disk, verified
+    assert result.statuses() == [("edit_file", "applied")]
+    assert result.calls() == [("edit_file", "ok")]
+    assert (workspace / "calc.py").read_text(encoding="utf-8") == CALC_PY.replace("a - b", "a + b")
+    # The check before the first turn was in the task; its pass after the edit ended the run.
+    [request] = double.chat_requests
+    assert "failed (exit 1) on the current code" in request.body["messages"][1]["content"]

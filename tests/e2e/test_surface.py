@@ -74,14 +74,32 @@ async def test_progress_reports_start_with_step_n_of_m(launch: Launch, double: M
     begin, *_, end = reports
     assert isinstance(begin, types.WorkDoneProgressBegin) and begin.cancellable
     assert begin.title == "Rune: app.py"
-    assert isinstance(end, types.WorkDoneProgressEnd) and end.message == "completed: done"
+    assert isinstance(end, types.WorkDoneProgressEnd)
+    assert end.message == "completed · 1 edit applied"
     messages = editor.progress_messages(token)
     assert messages and all(re.match(r"step \d/5 · ", m) for m in messages), messages
     # Steps taken while the client was still accepting the progress token are not lost.
     assert messages[0] == "step 1/5 · asking the model"
     assert "step 1/5 · read_file app.py" in messages
     assert "step 2/5 · waiting for review: edit_file app.py" in messages
-    assert messages[-1] == "step 3/5 · completed"
+    assert messages[-1] == "step 3/5 · completed · 1 edit applied"
+
+
+async def test_a_run_that_proposed_no_change_says_so_at_its_end(
+    launch: Launch, double: ModelDouble
+) -> None:
+    double.script(Reply(text="add() looks wrong to me, it subtracts."))
+    editor = await launch("vscode")
+    editor.open("app.py")
+
+    result = await editor.fix("app.py")
+
+    assert (result.outcome, result.edits) == ("completed", ())  # what programs read stays
+    token = f"rune/{result.run_id}"
+    end = editor.client.progress_reports[token][-1]
+    assert isinstance(end, types.WorkDoneProgressEnd)
+    assert end.message == "completed · no change proposed"
+    assert editor.progress_messages(token)[-1] == "step 1/8 · completed · no change proposed"
 
 
 async def test_logs_go_to_stderr_and_stdout_stays_pure_json_rpc(

@@ -117,6 +117,8 @@ class FakeExecutor:
         self.raise_on_apply = False
         self.hang_on_execute = False
         self.execute_started = asyncio.Event()
+        # Workspace-relative path -> text, for `current_text` (code blocks in answers).
+        self.files: dict[str, str] = {}
 
     def definitions(self) -> Sequence[FakeTool]:
         return self.tools
@@ -173,6 +175,9 @@ class FakeExecutor:
         return ToolOutcome(
             status="ok", content=f"Applied to {target(change)}.", edit_status="applied"
         )
+
+    async def current_text(self, path: str) -> str | None:
+        return self.files.get(path)
 
     def _refusal(self, change: PreparedChange) -> ToolOutcome | None:
         where = target(change)

@@ -72,12 +72,12 @@ async def test_no_check_configured_is_null_and_a_claim_is_corrected(rig: Rig) ->
 
 async def test_all_edits_rejected_is_never_verified_and_runs_no_check(rig: Rig) -> None:
     marker = rig.root / "check-ran"
-    check = f"{PY} -c \"open('check-ran', 'w')\""
+    check = f"{PY} -c \"open('check-ran', 'a').write('ran ')\""
     model = ScriptedModel.of(turn(FIX), answer("Nothing changed."))
     result = await rig.driver(model, RecordingReviewer(policy=reject_all), check=check).start("v-5")
 
     assert result.verified is None
-    assert not marker.exists()
+    assert marker.read_text().split() == ["ran"]  # before the first turn only, for the model
 
 
 async def test_unsaved_buffers_make_the_verdict_null(tmp_path: Path) -> None:

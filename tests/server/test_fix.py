@@ -93,4 +93,4 @@ async def test_a_failing_model_is_a_failed_result_not_an_error(launch: Launch) -
     assert result["outcome"] == "failed"
     assert "the model server is down" in result["error"]
     end = await until(lambda: editor.progress_end(f"rune/{result['runId']}"), "the progress end")
-    assert end.startswith("failed: ")
+    assert end.startswith("failed · ")

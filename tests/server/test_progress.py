@@ -9,6 +9,7 @@ import pytest
 from lsprotocol import types
 
 from rune_lsp.loop.state import (
+    CheckStarted,
     ModelDelta,
     ModelTurnStarted,
     PendingApproval,
@@ -44,6 +45,13 @@ CALL = ToolCall(id="c1", name="read_file", arguments={"path": "src/app.py"})
             RunEnded(**STEP, result=RunResult(run_id="r1", outcome="failed", iteration_budget=8)),
             "step 3/8 · failed",
         ),
+        (
+            RunEnded(
+                **STEP, result=RunResult(run_id="r1", outcome="completed", iteration_budget=8)
+            ),
+            "step 3/8 · completed · no change proposed",
+        ),
+        (CheckStarted(**STEP, command="pytest -q"), "step 3/8 · running the check: pytest -q"),
     ],
 )
 def test_each_report_starts_with_the_step(event: Any, message: str) -> None:

@@ -40,7 +40,7 @@ async def test_rune_cancel_stops_the_run_and_keeps_its_receipt(launch: Launch) -
     assert result["iterationsUsed"] == 1
     stored = ReceiptStore(editor.state_dir).load(run_id)
     assert stored is not None and stored.outcome == "cancelled"
-    assert editor.progress_end(f"rune/{run_id}") == "cancelled: the run was cancelled"
+    assert editor.progress_end(f"rune/{run_id}") == "cancelled · the run was cancelled"
     assert await editor.command(CANCEL, {"runId": run_id}) == {"cancelled": False}
 
 
@@ -134,7 +134,8 @@ async def test_shutdown_keeps_an_open_review_for_resume(launch: Launch) -> None:
         await asyncio.wait_for(answer_, WAIT)
     end = editor.progress_end(token)
     assert (
-        end == f"cancelled: interrupted with a review open; continue it with rune.resume {run_id}"
+        end
+        == f"cancelled · 1 edit pending · interrupted with a review open; continue it with rune.resume {run_id}"
     )
 
     # The next server names the run and continues it where it stopped.

@@ -329,3 +329,18 @@ async def test_a_fifo_in_the_workspace_is_refused_without_blocking(ws: Path) -> 
 
     assert outcome.status == "failed"
     assert "not a regular file" in outcome.content
+
+
+async def test_current_text_is_the_buffer_first_and_none_when_unreadable(
+    tools: WorkspaceTools, ws: Path, buffers: dict[Path, str], tmp_path: Path
+) -> None:
+    path = write(ws, "app.py", "on disk\n")
+    assert await tools.current_text("app.py") == "on disk\n"
+    buffers[path] = "unsaved\n"
+    assert await tools.current_text("app.py") == "unsaved\n"
+    assert await tools.current_text("missing.py") is None
+    outside = tmp_path / "outside.py"
+    outside.write_text("secret\n")
+    assert await tools.current_text(str(outside)) is None  # the read sandbox holds
+    (ws / "blob.bin").write_bytes(b"\0\1")
+    assert await tools.current_text("blob.bin") is None

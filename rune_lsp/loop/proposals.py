@@ -1,0 +1,78 @@
+"""What the loop makes of a turn's code blocks and of the check's verdicts.
+
+Kept out of the runtime so its turn structure stays readable: these functions read and update a
+`RunState`; the runtime calls them at the three points where they apply (a turn without calls,
+before the first turn, after a turn whose edits landed).
+"""
+
+from __future__ import annotations
+
+from rune_lsp.loop.blocks import read_blocks
+from rune_lsp.loop.ports import ToolExecutor
+from rune_lsp.loop.prompts import check_after_text, check_before_text
+from rune_lsp.loop.state import CheckReport, Message, RawToolCall, RunState
+
+#: Times per run the model is told why its code block was not taken as an edit.
+MAX_BLOCK_NOTES = 2
+
+
+async def block_calls(
+    executor: ToolExecutor, state: RunState, visible: str, *, can_edit: bool
+) -> tuple[tuple[RawToolCall, ...], str | None]:
+    """A turn without calls whose code block edits the run's target: that edit as an
+    `edit_file` call (reviewed like any other); else, at most `MAX_BLOCK_NOTES` times a run and
+    never on the last turn, why the block was not taken."""
+    if state.target is None or not can_edit or "```" not in visible:
+        return (), None
+    try:
+        current = await executor.current_text(state.target)
+    except Exception:  # an unreadable target: the answer stands as an answer
+        current = None
+    if current is None:
+        return (), None
+    reading = read_blocks(visible, current, state.target)
+    if reading.edit is not None:
+        arguments = {
+            "path": state.target,
+            "old_text": reading.edit.old_text,
+            "new_text": reading.edit.new_text,
+        }
+        return (RawToolCall(name="edit_file", arguments=arguments),), None
+    if (
+        reading.refusal is None
+        or state.block_notes >= MAX_BLOCK_NOTES
+        or state.iterations_used >= state.iteration_budget
+    ):
+        return (), None
+    state.block_notes += 1
+    return (), reading.refusal
+
+
+def landed_edits(state: RunState) -> tuple[str, ...]:
+    """The edits (not commands) that reached a file so far, by id."""
+    return tuple(
+        e.edit_id
+        for e in state.edits
+        if e.tool != "run_command" and e.status in ("applied", "partial")
+    )
+
+
+def add_first_check(state: RunState, report: CheckReport) -> None:
+    """The check before the first turn: its verdict joins the task message."""
+    state.check_failing = not report.passed
+    task = state.messages[1]
+    content = f"{task.content}\n\n{check_before_text(report)}"
+    state.messages[1] = task.model_copy(update={"content": content})
+
+
+def add_check_after_edits(state: RunState, report: CheckReport) -> bool:
+    """The verdict after a turn's edits landed, as the next input (after the results).
+    True when it settles the run: it passes now, having failed before the first turn."""
+    state.messages.append(Message(role="user", content=check_after_text(report)))
+    return report.passed and state.check_failing is not False
+
+
+def fixed_answer(state: RunState, report: CheckReport) -> str:
+    """The answer of a run its check ended: the model's own words of the fixing turn."""
+    said = next((m.content for m in reversed(state.messages) if m.role == "assistant"), "")
+    return said.strip() or f"The check `{report.command}` passes after the change."

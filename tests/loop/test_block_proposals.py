@@ -1,0 +1,170 @@
+"""A prose answer with a code block, in a run asked to change a file, is a reviewed edit."""
+
+from __future__ import annotations
+
+from rune_lsp.loop import AgentLoop, LoopConfig
+from rune_lsp.loop.proposals import MAX_BLOCK_NOTES
+from rune_lsp.loop.state import Finished, Paused, PreparedEdit, RunOutcome, RunState
+
+from .fakes import (
+    FakeExecutor,
+    ScriptedModel,
+    answer,
+    approve_all,
+    assert_paired,
+    reject_all,
+)
+
+APP = 'def add(a, b):\n    """Return the sum of a and b."""\n    return a - b\n'
+#: The shape of what Qwen2.5-Coder 0.5B/1.5B answered in the issue's runs: prose, the corrected
+#: function in a fenced block, more prose, and no tool call.
+PROSE_FIX = (
+    "The bug is in the `add` function: it subtracts `b` from `a` instead of adding them.\n\n"
+    "Here is the corrected code:\n\n"
+    "```python\n"
+    "def add(a, b):\n"
+    '    """Return the sum of a and b."""\n'
+    "    return a + b\n"
+    "```\n\n"
+    "This change makes `add(2, 3)` return `5`."
+)
+AMBIGUOUS = "Change it like this:\n\n```python\ndef run(self):\n    return 3\n```"
+TWO_RUNS = (
+    "class A:\n    def run(self):\n        return 1\n\n\n"
+    "class B:\n    def run(self):\n        return 2\n"
+)
+
+
+def executor_with(files: dict[str, str]) -> FakeExecutor:
+    executor = FakeExecutor()
+    executor.files.update(files)
+    return executor
+
+
+async def start(
+    model: ScriptedModel, executor: FakeExecutor, target: str | None = "app.py"
+) -> RunOutcome:
+    return await AgentLoop(model, executor, LoopConfig()).run(
+        "Fix add.", run_id="r1", target=target
+    )
+
+
+async def test_a_block_becomes_an_edit_file_proposal_that_waits_for_review() -> None:
+    executor = executor_with({"app.py": APP})
+    model = ScriptedModel.of(answer(PROSE_FIX), answer("Done."))
+    outcome = await start(model, executor)
+
+    assert isinstance(outcome, Paused)  # never applied unreviewed
+    assert executor.applied == []
+    [change] = outcome.state.pending
+    assert isinstance(change, PreparedEdit) and change.tool == "edit_file"
+    assert (change.old_text, change.new_text) == ("    return a - b", "    return a + b")
+    assert change.reason.startswith("The bug is in the `add` function")  # shown to the reviewer
+    proposal = outcome.state.messages[-1]
+    assert proposal.role == "assistant" and proposal.content == PROSE_FIX
+    [proposed] = proposal.tool_calls
+    assert proposed.name == "edit_file" and proposed.arguments["path"] == "app.py"
+    assert [e.status for e in outcome.state.edits] == ["pending"]
+
+
+async def test_the_model_hears_the_outcome_of_its_block_on_the_next_turn() -> None:
+    executor = executor_with({"app.py": APP})
+    model = ScriptedModel.of(answer(PROSE_FIX), answer("Fixed add."))
+    loop = AgentLoop(model, executor, LoopConfig())
+    paused = await loop.run("Fix add.", run_id="r1", target="app.py")
+    assert isinstance(paused, Paused)
+    approve_all(paused.state)
+    finished = await loop.resume(paused.state)
+
+    assert isinstance(finished, Finished)
+    assert finished.result.outcome == "completed"
+    assert [e.status for e in finished.result.edits] == ["applied"]
+    assert [t.name for t in finished.result.tool_calls] == ["edit_file"]
+    told = model.calls[1].messages
+    assert told[-1].role == "tool" and "Applied to /ws/app.py" in told[-1].content
+    assert_paired(finished.state.messages)
+
+
+async def test_a_rejected_block_is_told_as_rejected() -> None:
+    executor = executor_with({"app.py": APP})
+    model = ScriptedModel.of(answer(PROSE_FIX), answer("Left it."))
+    loop = AgentLoop(model, executor, LoopConfig())
+    paused = await loop.run("Fix add.", run_id="r1", target="app.py")
+    assert isinstance(paused, Paused)
+    reject_all(paused.state, "not like that")
+    finished = await loop.resume(paused.state)
+
+    assert isinstance(finished, Finished)
+    assert [e.status for e in finished.result.edits] == ["rejected"]
+    assert "not like that" in model.calls[1].messages[-1].content
+
+
+async def test_the_text_protocol_reads_blocks_too() -> None:
+    executor = executor_with({"app.py": APP})
+    outcome = await start(ScriptedModel.of(answer(PROSE_FIX), native_tools=False), executor)
+    assert isinstance(outcome, Paused)
+    assert [c.tool for c in outcome.state.pending] == ["edit_file"]
+
+
+async def test_without_a_target_a_block_is_just_an_answer() -> None:
+    executor = executor_with({"app.py": APP})
+    outcome = await start(ScriptedModel.of(answer(PROSE_FIX)), executor, target=None)
+    assert isinstance(outcome, Finished)
+    assert (outcome.result.outcome, outcome.result.edits) == ("completed", ())
+
+
+async def test_a_block_equal_to_the_file_ends_the_run_as_an_answer() -> None:
+    executor = executor_with({"app.py": APP})
+    same = f"The code is right:\n```python\n{APP}```"
+    outcome = await start(ScriptedModel.of(answer(same)), executor)
+    assert isinstance(outcome, Finished)
+    assert outcome.result.outcome == "completed" and outcome.result.edits == ()
+    assert len(outcome.state.messages) == 3  # no note was sent: nothing was wrong
+
+
+async def test_an_ambiguous_block_is_not_guessed_and_the_model_is_told_why() -> None:
+    executor = executor_with({"app.py": TWO_RUNS})
+    model = ScriptedModel.of(answer(AMBIGUOUS), answer(AMBIGUOUS), answer(AMBIGUOUS))
+    outcome = await start(model, executor)
+
+    assert isinstance(outcome, Finished)
+    assert executor.prepared == []
+    assert (outcome.result.outcome, outcome.result.edits) == ("completed", ())
+    # Told twice at most, then the answer stands as the run's answer.
+    assert len(model.calls) == MAX_BLOCK_NOTES + 1
+    note = model.calls[1].messages[-1]
+    assert note.role == "user"
+    assert "`def run` occurs 2 times in app.py" in note.content
+    assert "edit_file" in note.content
+    assert model.calls[1].messages[-2].content == AMBIGUOUS
+
+
+async def test_a_clearer_block_after_the_note_is_proposed() -> None:
+    executor = executor_with({"app.py": TWO_RUNS})
+    clear = "```python\nclass B:\n    def run(self):\n        return 3\n```"
+    outcome = await start(ScriptedModel.of(answer(AMBIGUOUS), answer(clear)), executor)
+    assert isinstance(outcome, Paused)
+    [change] = outcome.state.pending
+    assert isinstance(change, PreparedEdit)
+    assert (change.old_text, change.new_text) == ("        return 2", "        return 3")
+
+
+async def test_no_note_when_the_budget_is_spent() -> None:
+    executor = executor_with({"app.py": TWO_RUNS})
+    model = ScriptedModel.of(answer(AMBIGUOUS))
+    loop = AgentLoop(model, executor, LoopConfig(max_iterations=1))
+    outcome = await loop.run("Fix it.", run_id="r1", target="app.py")
+    assert isinstance(outcome, Finished) and outcome.result.outcome == "completed"
+
+
+async def test_an_unreadable_target_falls_back_to_the_answer() -> None:
+    outcome = await start(ScriptedModel.of(answer(PROSE_FIX)), executor_with({}))
+    assert isinstance(outcome, Finished) and outcome.result.outcome == "completed"
+
+
+async def test_the_target_survives_a_pause_as_json() -> None:
+    executor = executor_with({"app.py": APP})
+    paused = await start(ScriptedModel.of(answer(PROSE_FIX)), executor)
+    assert isinstance(paused, Paused)
+    again = RunState.model_validate_json(paused.state.model_dump_json())
+    assert again.target == "app.py"

@@ -1,0 +1,163 @@
+"""The check drives the loop: its verdict joins the task, follows every landed edit, ends a fix."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from rune_lsp.loop import AgentLoop, LoopConfig
+from rune_lsp.loop.state import (
+    CheckReport,
+    CheckStarted,
+    EditRecord,
+    Finished,
+    Paused,
+    RunEvent,
+)
+
+from .fakes import (
+    FakeExecutor,
+    ScriptedModel,
+    answer,
+    approve_all,
+    assert_paired,
+    edit,
+    read,
+    reject_all,
+    turn,
+)
+
+FAILING = CheckReport(command="pytest -q", exit_code=1, output="E   assert -1 == 5\n1 failed")
+PASSING = CheckReport(command="pytest -q", exit_code=0, output="1 passed")
+
+
+@dataclass
+class ScriptedChecker:
+    """Answers each check with the next report; records what the loop knew when it asked."""
+
+    reports: list[CheckReport]
+    command: str = "pytest -q"
+    asked_with: list[tuple[str, ...]] = field(default_factory=list)
+
+    async def check(self, edits: Sequence[EditRecord]) -> CheckReport:
+        self.asked_with.append(tuple(f"{e.edit_id}:{e.status}" for e in edits))
+        return self.reports.pop(0)
+
+
+async def paused_then_approved(
+    loop: AgentLoop, checker: ScriptedChecker, outcome: Paused | Finished
+) -> Finished:
+    while isinstance(outcome, Paused):
+        approve_all(outcome.state)
+        outcome = await loop.resume(outcome.state, checker=checker)
+    return outcome
+
+
+async def test_a_failing_check_before_the_first_turn_joins_the_task() -> None:
+    checker = ScriptedChecker([FAILING])
+    model = ScriptedModel.of(answer("I cannot tell."))
+    await AgentLoop(model, FakeExecutor(), LoopConfig()).run("Fix add.", checker=checker)
+
+    task = model.calls[0].messages[1]
+    assert task.role == "user" and task.content.startswith("Fix add.")
+    assert "The check `pytest -q` failed (exit 1) on the current code." in task.content
+    assert "E   assert -1 == 5" in task.content
+    assert checker.asked_with == [()]
+
+
+async def test_a_check_that_passes_before_the_first_turn_tells_the_model_so() -> None:
+    checker = ScriptedChecker([PASSING])
+    model = ScriptedModel.of(answer("Nothing to fix."))
+    outcome = await AgentLoop(model, FakeExecutor(), LoopConfig()).run("Fix add.", checker=checker)
+
+    assert "passes already (exit 0)" in model.calls[0].messages[1].content
+    assert isinstance(outcome, Finished) and outcome.state.check_failing is False
+
+
+async def test_a_still_failing_check_after_an_accepted_edit_is_the_next_turns_input() -> None:
+    still = CheckReport(command="pytest -q", exit_code=1, output="E   assert 6 == 5")
+    checker = ScriptedChecker([FAILING, still, PASSING])
+    model = ScriptedModel.of(
+        turn(edit("app.py", "a - b", "a + b + 1"), text="Changing the sign."),
+        turn(edit("app.py", "a + b + 1", "a + b")),
+        answer("unused: the passing check ends the run"),
+    )
+    loop = AgentLoop(model, FakeExecutor(), LoopConfig())
+    first = await loop.run("Fix add.", run_id="r", checker=checker)
+    assert isinstance(first, Paused) and len(checker.asked_with) == 1  # not while pending
+
+    finished = await paused_then_approved(loop, checker, first)
+
+    second_turn = model.calls[1].messages
+    assert second_turn[-2].role == "tool"  # the results first, then the check's verdict
+    assert second_turn[-1].role == "user"
+    assert "After your change the check `pytest -q` failed (exit 1)" in second_turn[-1].content
+    assert "E   assert 6 == 5" in second_turn[-1].content
+    assert checker.asked_with == [
+        (),
+        ("r-edit-1:applied",),
+        ("r-edit-1:applied", "r-edit-2:applied"),
+    ]
+    # Passing after failing ends the run at once: no model turn after the fix.
+    assert len(model.calls) == 2
+    assert finished.result.outcome == "completed"
+    assert "passes (exit 0)" in finished.state.messages[-1].content
+    assert_paired(finished.state.messages)
+
+
+async def test_the_answer_of_a_run_ended_by_its_check_is_the_models_own_words() -> None:
+    checker = ScriptedChecker([FAILING, PASSING])
+    model = ScriptedModel.of(turn(edit("app.py", "a - b", "a + b"), text="add subtracted."))
+    loop = AgentLoop(model, FakeExecutor(), LoopConfig())
+    finished = await paused_then_approved(loop, checker, await loop.run("Fix.", checker=checker))
+    assert finished.result.answer == "add subtracted."
+
+
+async def test_after_a_passing_start_a_passing_check_does_not_end_the_run() -> None:
+    checker = ScriptedChecker([PASSING, PASSING])
+    model = ScriptedModel.of(turn(edit("app.py", "x", "y")), answer("Renamed x."))
+    loop = AgentLoop(model, FakeExecutor(), LoopConfig())
+    finished = await paused_then_approved(loop, checker, await loop.run("Rename.", checker=checker))
+
+    assert len(model.calls) == 2  # the model still had its say
+    assert finished.result.answer == "Renamed x."
+    assert "passes (exit 0)" in model.calls[1].messages[-1].content
+
+
+async def test_no_check_after_a_turn_whose_edits_did_not_land() -> None:
+    checker = ScriptedChecker([FAILING])
+    model = ScriptedModel.of(turn(edit("app.py")), answer("Left it."))
+    loop = AgentLoop(model, FakeExecutor(), LoopConfig())
+    paused = await loop.run("Fix.", checker=checker)
+    assert isinstance(paused, Paused)
+    reject_all(paused.state)
+    await loop.resume(paused.state, checker=checker)
+    assert checker.asked_with == [()]
+
+
+async def test_no_check_after_a_turn_of_reads_only() -> None:
+    checker = ScriptedChecker([FAILING])
+    model = ScriptedModel.of(turn(read("app.py")), answer("Read it."))
+    await AgentLoop(model, FakeExecutor(), LoopConfig()).run("Look.", checker=checker)
+    assert checker.asked_with == [()]
+
+
+async def test_checks_are_reported_as_progress_events() -> None:
+    events: list[RunEvent] = []
+    loop = AgentLoop(ScriptedModel.of(answer("ok")), FakeExecutor(), LoopConfig(), events.append)
+    await loop.run("Fix.", checker=ScriptedChecker([FAILING]))
+    started = [e for e in events if isinstance(e, CheckStarted)]
+    assert [(e.command, e.iterations_used) for e in started] == [("pytest -q", 0)]
+
+
+async def test_a_checker_that_raises_is_a_failed_check_not_a_failed_run() -> None:
+    class Broken(ScriptedChecker):
+        async def check(self, edits: Sequence[EditRecord]) -> CheckReport:
+            raise OSError("no shell")
+
+    model = ScriptedModel.of(answer("ok"))
+    outcome = await AgentLoop(model, FakeExecutor(), LoopConfig()).run("Fix.", checker=Broken([]))
+    assert isinstance(outcome, Finished) and outcome.result.outcome == "completed"
+    task = model.calls[0].messages[1].content
+    assert "The check `pytest -q` could not run on the current code." in task
+    assert "OSError: no shell" in task
