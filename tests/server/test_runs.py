@@ -134,8 +134,8 @@ async def test_shutdown_keeps_an_open_review_for_resume(launch: Launch) -> None:
         await asyncio.wait_for(answer_, WAIT)
     end = editor.progress_end(token)
     assert (
-        end
-        == f"cancelled · 1 edit pending · interrupted with a review open; continue it with rune.resume {run_id}"
+        end == "cancelled · 1 edit pending · interrupted with a review open; "
+        f"continue it with rune.resume {run_id}"
     )
 
     # The next server names the run and continues it where it stopped.
