@@ -63,9 +63,10 @@ async def fix(
     # code (which brings lsprotocol) are loaded.
     from rune_lsp.cli.interrupt import Interrupt
     from rune_lsp.providers import make_model
+    from rune_lsp.store.protocols import ProtocolMemory
 
     interrupt = Interrupt(err)
-    model = make_model(settings)
+    model = make_model(settings, protocols=ProtocolMemory(settings.resolved_state_dir))
     driver = _driver(settings, request, model, answers=answers, err=err, interrupt=interrupt)
     run_id = uuid.uuid4().hex[:12]
     shown = request.opened.relative_path

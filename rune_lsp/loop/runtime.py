@@ -20,6 +20,7 @@ Mutating calls pause the run: `Paused` carries the JSON round-trippable `RunStat
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -42,7 +43,7 @@ from rune_lsp.loop.decisions import (
     rejected_outcome,
 )
 from rune_lsp.loop.events import EventEmitter, EventSink
-from rune_lsp.loop.fallback import parse_text_turn, protocol_prompt, render_for_text_protocol
+from rune_lsp.loop.fallback import protocol_prompt, render_for_text_protocol
 from rune_lsp.loop.guards import (
     breaker_error,
     breaker_tripped,
@@ -70,6 +71,7 @@ from rune_lsp.loop.ports import (
     ToolsUnsupportedError,
 )
 from rune_lsp.loop.prompts import FINAL_SYNTHESIS_INSTRUCTION, system_text
+from rune_lsp.loop.protocol_choice import coaching_notice, next_step, switch_notice
 from rune_lsp.loop.state import (
     Approve,
     CallRecord,
@@ -95,9 +97,12 @@ from rune_lsp.loop.state import (
     ToolRequested,
     ToolResulted,
     ToolSpec,
+    TurnCut,
     TurnRecord,
     describe_call,
 )
+from rune_lsp.loop.text_calls import parse_text_turn
+from rune_lsp.loop.turn_cuts import cut_error, cut_notice, kept_text
 
 __all__ = [
     "AgentLoop",
@@ -226,6 +231,7 @@ class _Run:
         self.events = EventEmitter(loop.on_event)
         self.tools: dict[str, ToolDefinition] = {}
         self.context_length: int | None = None
+        self.adaptive_protocol = False
         # (native, offer_tools) -> the protocol prompt and the tokens the tools take up; the
         # same every turn of a run, and costly to measure (the schemas as JSON).
         self._framing: dict[tuple[bool, bool], tuple[str, int]] = {}
@@ -265,6 +271,7 @@ class _Run:
         except Exception as exc:
             raise _StopRun("failed", _describe(exc)) from exc
         self.context_length = capabilities.context_length
+        self.adaptive_protocol = capabilities.adaptive_protocol
         if fresh:
             self.state.native_tools = capabilities.native_tools
         try:
@@ -284,10 +291,22 @@ class _Run:
                     f"iteration limit reached ({state.iterations_used}/{state.iteration_budget}) "
                     "before a final answer",
                 )
-            visible, raw_calls = self._read_turn(await self._call_model(offer_tools=True))
+            turn = await self._call_model(offer_tools=True)
+            visible, raw_calls = self._read_turn(turn)
+            if turn.cut is not None:
+                visible = self._note_cut(turn.cut, visible)
             if not raw_calls:
                 state.messages.append(Message(role="assistant", content=visible))
+                if turn.cut is not None:
+                    ended = await self._after_cut_answer(turn.cut, visible)
+                    if ended is not None:
+                        return ended
+                    continue
+                if self._choose_protocol():
+                    continue
                 return await self._final_answer(visible)
+            if state.protocol_step == "switched":
+                self._remember_text_protocol()
             ids = self._id_allocator()
             calls = normalize_calls(raw_calls, self.tools, ids)
             state.next_call_number = ids.next_number
@@ -317,6 +336,42 @@ class _Run:
         if stop.kind == "breaker":
             return await self._finish("failed", stop.error)
         return await self._synthesize(stop.error)
+
+    def _note_cut(self, cut: TurnCut, visible: str) -> str:
+        """A cut answer: the model hears why before its next turn; the history keeps a head."""
+        self.state.notices.append(cut_notice(cut))
+        return kept_text(visible)
+
+    async def _after_cut_answer(self, cut: TurnCut, visible: str) -> RunOutcome | None:
+        """A cut answer without calls is no final answer: another turn, if there is one."""
+        state = self.state
+        if state.iterations_used < state.iteration_budget:
+            return None
+        return await self._finish("incomplete", cut_error(cut), visible.strip())
+
+    def _choose_protocol(self) -> bool:
+        """A turn with no call at all (none native, none written as text, and - once code
+        blocks become edit proposals - no block-derived edit): coach the model once on calling
+        edit_file, then move the run to the text protocol. True when a step was taken and the
+        run goes on with another turn."""
+        state = self.state
+        step = next_step(state, adaptive=self.adaptive_protocol, tools=list(self.tools))
+        if step == "coached":
+            state.notices.append(coaching_notice(state.messages))
+        elif step == "switched":
+            state.native_tools = False
+            state.notices.append(switch_notice(state.messages))
+        if step is None:
+            return False
+        state.protocol_step = step
+        return True
+
+    def _remember_text_protocol(self) -> None:
+        """The text protocol got the call native tools did not: tell the provider, once."""
+        self.state.protocol_step = "remembered"
+        # Remembering only helps later runs: a failure to must not end this one.
+        with contextlib.suppress(Exception):
+            self.model.prefer_text_protocol()
 
     async def _final_answer(self, visible: str) -> RunOutcome:
         answer = visible.strip()
@@ -378,6 +433,9 @@ class _Run:
 
     async def _call_model(self, *, offer_tools: bool, extra: Sequence[Message] = ()) -> ModelTurn:
         state = self.state
+        if state.notices:  # appended, not sent on the side: the history stays append-only
+            state.messages.append(Message(role="user", content="\n\n".join(state.notices)))
+            state.notices = []
         state.iterations_used += 1
         await self.events.emit(ModelTurnStarted(**self._progress()))
         started = time.monotonic()
@@ -437,10 +495,13 @@ class _Run:
         self.events.emit_soon(ModelDelta(**self._progress(), text=text))
 
     def _read_turn(self, turn: ModelTurn) -> tuple[str, tuple[RawToolCall, ...]]:
-        """The visible text and the calls, by whichever protocol this run speaks."""
-        if self.state.native_tools:
+        """The visible text and the calls, by whichever protocol this run speaks. With native
+        tools, calls the model wrote out as text count when it made none natively."""
+        if self.state.native_tools and turn.tool_calls:
             return turn.text, turn.tool_calls
-        parsed = parse_text_turn(turn.text)
+        parsed = parse_text_turn(turn.text, self.tools)
+        if self.state.native_tools and not parsed.calls:
+            return turn.text, ()
         return parsed.visible, (*turn.tool_calls, *parsed.calls)
 
     # --- a turn's calls -------------------------------------------------------------------------
