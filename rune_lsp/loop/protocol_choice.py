@@ -25,9 +25,14 @@ from rune_lsp.loop.task import task_file
 EDIT_TOOL = "edit_file"
 
 
-def next_step(state: RunState, *, adaptive: bool, tools: Sequence[str]) -> ProtocolStep | None:
-    """After a model turn with no call: the step to take now, or None to accept the answer."""
+def next_step(
+    state: RunState, answer: str, *, adaptive: bool, tools: Sequence[str]
+) -> ProtocolStep | None:
+    """After a model turn with no call: the step to take now, or None to accept the answer.
+    An empty answer is taken as it is (the run ends incomplete): nothing suggests prose."""
     if not adaptive or not state.native_tools or EDIT_TOOL not in tools or state.used_tools:
+        return None
+    if not answer.strip():
         return None
     if state.iterations_used >= state.iteration_budget:
         return None  # no turn left to correct anything in

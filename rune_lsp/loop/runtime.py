@@ -302,7 +302,7 @@ class _Run:
                     if ended is not None:
                         return ended
                     continue
-                if self._choose_protocol():
+                if self._choose_protocol(visible):
                     continue
                 return await self._final_answer(visible)
             if state.protocol_step == "switched":
@@ -349,13 +349,13 @@ class _Run:
             return None
         return await self._finish("incomplete", cut_error(cut), visible.strip())
 
-    def _choose_protocol(self) -> bool:
+    def _choose_protocol(self, visible: str) -> bool:
         """A turn with no call at all (none native, none written as text, and - once code
         blocks become edit proposals - no block-derived edit): coach the model once on calling
         edit_file, then move the run to the text protocol. True when a step was taken and the
         run goes on with another turn."""
         state = self.state
-        step = next_step(state, adaptive=self.adaptive_protocol, tools=list(self.tools))
+        step = next_step(state, visible, adaptive=self.adaptive_protocol, tools=list(self.tools))
         if step == "coached":
             state.notices.append(coaching_notice(state.messages))
         elif step == "switched":

@@ -104,3 +104,10 @@ async def test_the_steps_fit_the_budget(executor: FakeExecutor) -> None:
     outcome = await AgentLoop(two, executor, LoopConfig(max_iterations=2)).run(TASK)
     assert isinstance(outcome, Finished) and outcome.result.outcome == "completed"
     assert len(two.calls) == 2 and outcome.state.native_tools is True
+
+
+async def test_an_empty_first_answer_is_not_coached(executor: FakeExecutor) -> None:
+    model = _adaptive(answer(""))
+    outcome = await AgentLoop(model, executor, LoopConfig()).run(TASK)
+    assert isinstance(outcome, Finished) and outcome.result.outcome == "incomplete"
+    assert len(model.calls) == 1
