@@ -21,6 +21,7 @@ so a JSON example or a config file in an answer is never run.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Collection
@@ -43,7 +44,8 @@ _NAME = re.compile(r'"name"\s*:\s*"([^"\\]*)"')
 _MARKERS = re.compile(r"\[TOOL_CALLS\]|<\|python_tag\|>|<\|eom_id\|>")
 _EMPTY_FENCE = re.compile(r"```[ \t]*[\w+-]*[ \t]*\n\s*```")
 _BLANK_RUNS = re.compile(r"\n{3,}")
-#: Bare-JSON starts tried per turn: each try may scan to the end of a long, broken answer.
+#: Bare-JSON starts that may fail per turn: each failed try may scan to the end of a long,
+#: broken answer. Starts that turn out to be calls cost only their own length.
 MAX_BARE_ATTEMPTS = 64
 
 _decoder = json.JSONDecoder()
@@ -62,65 +64,81 @@ class _Span:
     calls: tuple[RawToolCall, ...]
 
 
+class _Spans:
+    """Non-overlapping spans kept sorted by start, so each check is a bisection: a hostile
+    answer may hold thousands of calls."""
+
+    def __init__(self) -> None:
+        self.items: list[_Span] = []
+        self._starts: list[int] = []
+
+    def add(self, start: int, end: int, calls: tuple[RawToolCall, ...]) -> bool:
+        """Adds the span unless it overlaps one found before (earlier forms take precedence)."""
+        at = bisect.bisect_left(self._starts, start)
+        if at > 0 and self.items[at - 1].end > start:
+            return False
+        if at < len(self.items) and self.items[at].start < end:
+            return False
+        self.items.insert(at, _Span(start, end, calls))
+        self._starts.insert(at, start)
+        return True
+
+    def covers(self, position: int) -> bool:
+        at = bisect.bisect_right(self._starts, position)
+        return at > 0 and self.items[at - 1].end > position
+
+
 def parse_text_turn(text: str, offered: Collection[str] | None = None) -> ParsedText:
     """Calls in the order written, and the text around them. `offered` names the tools an
     untagged call may name (None: any name)."""
-    spans: list[_Span] = []
+    spans = _Spans()
     for match in _TAGGED.finditer(text):
-        spans.append(_Span(match.start(), match.end(), (_call_from_block(match.group(1)),)))
+        spans.add(match.start(), match.end(), (_call_from_block(match.group(1)),))
     for match in _FUNCTION.finditer(text):
-        _add(spans, match.start(), match.end(), (_function_call(match[1], match[2]),))
+        spans.add(match.start(), match.end(), (_function_call(match[1], match[2]),))
     for match in _MISTRAL.finditer(text):
         _add_mistral(spans, text, match)
     for match in _FENCED.finditer(text):
         calls = _calls_in(match.group(1), offered)
         if calls:
-            _add(spans, match.start(), match.end(), calls)
+            spans.add(match.start(), match.end(), calls)
     _add_bare(spans, text, offered)
-    if not spans:
+    if not spans.items:
         return ParsedText(visible=text.strip(), calls=())
-    spans.sort(key=lambda span: span.start)
     return ParsedText(
-        visible=_visible(text, spans),
-        calls=tuple(call for span in spans for call in span.calls),
+        visible=_visible(text, spans.items),
+        calls=tuple(call for span in spans.items for call in span.calls),
     )
 
 
 # --- spans -------------------------------------------------------------------------------------
 
 
-def _add(spans: list[_Span], start: int, end: int, calls: tuple[RawToolCall, ...]) -> bool:
-    """Adds the span unless it overlaps one found before (earlier forms take precedence)."""
-    if any(span.start < end and start < span.end for span in spans):
-        return False
-    spans.append(_Span(start, end, calls))
-    return True
-
-
-def _add_mistral(spans: list[_Span], text: str, match: re.Match[str]) -> None:
+def _add_mistral(spans: _Spans, text: str, match: re.Match[str]) -> None:
     try:
         arguments, end = _decoder.raw_decode(text, match.end())
     except json.JSONDecodeError:
         return
-    _add(spans, match.start(), end, (RawToolCall(name=match[1], arguments=arguments),))
+    spans.add(match.start(), end, (RawToolCall(name=match[1], arguments=arguments),))
 
 
-def _add_bare(spans: list[_Span], text: str, offered: Collection[str] | None) -> None:
-    attempts = 0
+def _add_bare(spans: _Spans, text: str, offered: Collection[str] | None) -> None:
+    misses = 0
     for match in _BARE.finditer(text):
         start = match.start()
-        if any(span.start <= start < span.end for span in spans):
+        if spans.covers(start):
             continue
-        attempts += 1
-        if attempts > MAX_BARE_ATTEMPTS:
-            return
         try:
             value, end = _decoder.raw_decode(text, start)
         except json.JSONDecodeError:
-            continue
+            value, end = None, start
         calls = _as_calls(value, offered)
         if calls:
-            _add(spans, start, end, calls)
+            spans.add(start, end, calls)
+            continue
+        misses += 1
+        if misses >= MAX_BARE_ATTEMPTS:
+            return
 
 
 def _visible(text: str, spans: list[_Span]) -> str:

@@ -6,6 +6,8 @@ Mistral, Qwen3-Coder); the first is verbatim from qwen2.5-coder-1.5b given nativ
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from rune_lsp.loop import AgentLoop, LoopConfig
@@ -141,6 +143,24 @@ def test_a_tagged_call_is_a_call_whatever_it_names() -> None:
 def test_a_long_broken_answer_costs_a_bounded_number_of_tries() -> None:
     text = '{"name": "read_file", "arguments": {"path": "a' * (10 * MAX_BARE_ATTEMPTS)
     assert parse_text_turn(text, TOOL_NAMES).calls == ()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        '<tool_call>{"name": "read_file", "arguments": {"path": "a.py"}}</tool_call>\n',
+        '{"name": "read_file", "arguments": {"path": "a.py"}} ',
+    ],
+    ids=["tagged", "bare"],
+)
+def test_an_answer_at_the_stream_cap_full_of_calls_parses_in_linear_time(call: str) -> None:
+    # A hostile model's 1,000,000 characters of calls: every one is read (the calls-per-turn
+    # cap decides later what runs), in well under a second here; 5 s is for a loaded machine.
+    count = 1_000_000 // len(call)
+    started = time.perf_counter()
+    parsed = parse_text_turn(call * count, TOOL_NAMES)
+    assert len(parsed.calls) == count
+    assert time.perf_counter() - started < 5
 
 
 # --- in a run with native tools --------------------------------------------------------------
