@@ -25,6 +25,21 @@ from rune_lsp.loop.task import task_file
 EDIT_TOOL = "edit_file"
 
 
+def take_step(state: RunState, answer: str, *, adaptive: bool, tools: Sequence[str]) -> bool:
+    """After a model turn with no call: take the next step (queue the notice, switch the
+    protocol) and say True when the run goes on with another turn, False to accept `answer`."""
+    step = next_step(state, answer, adaptive=adaptive, tools=tools)
+    if step == "coached":
+        state.notices.append(coaching_notice(state.messages))
+    elif step == "switched":
+        state.native_tools = False
+        state.notices.append(switch_notice(state.messages))
+    if step is None:
+        return False
+    state.protocol_step = step
+    return True
+
+
 def next_step(
     state: RunState, answer: str, *, adaptive: bool, tools: Sequence[str]
 ) -> ProtocolStep | None:

@@ -71,7 +71,7 @@ from rune_lsp.loop.ports import (
     ToolsUnsupportedError,
 )
 from rune_lsp.loop.prompts import FINAL_SYNTHESIS_INSTRUCTION, system_text
-from rune_lsp.loop.protocol_choice import coaching_notice, next_step, switch_notice
+from rune_lsp.loop.protocol_choice import take_step
 from rune_lsp.loop.state import (
     Approve,
     CallRecord,
@@ -231,7 +231,7 @@ class _Run:
         self.events = EventEmitter(loop.on_event)
         self.tools: dict[str, ToolDefinition] = {}
         self.context_length: int | None = None
-        self.adaptive_protocol = False
+        self.adaptive = False
         # (native, offer_tools) -> the protocol prompt and the tokens the tools take up; the
         # same every turn of a run, and costly to measure (the schemas as JSON).
         self._framing: dict[tuple[bool, bool], tuple[str, int]] = {}
@@ -271,7 +271,7 @@ class _Run:
         except Exception as exc:
             raise _StopRun("failed", _describe(exc)) from exc
         self.context_length = capabilities.context_length
-        self.adaptive_protocol = capabilities.adaptive_protocol
+        self.adaptive = capabilities.adaptive_protocol
         if fresh:
             self.state.native_tools = capabilities.native_tools
         try:
@@ -293,8 +293,9 @@ class _Run:
                 )
             turn = await self._call_model(offer_tools=True)
             visible, raw_calls = self._read_turn(turn)
-            if turn.cut is not None:
-                visible = self._note_cut(turn.cut, visible)
+            if turn.cut is not None:  # the model hears why next turn; the history keeps a head
+                state.notices.append(cut_notice(turn.cut))
+                visible = kept_text(visible)
             if not raw_calls:
                 state.messages.append(Message(role="assistant", content=visible))
                 if turn.cut is not None:
@@ -302,7 +303,10 @@ class _Run:
                     if ended is not None:
                         return ended
                     continue
-                if self._choose_protocol(visible):
+                # Runs only on a turn with no call at all: none native, none written as text
+                # (`_read_turn`) and, once code blocks become edit proposals, no block-derived
+                # edit (that conversion must come before this). Coach, then switch protocol.
+                if take_step(state, visible, adaptive=self.adaptive, tools=list(self.tools)):
                     continue
                 return await self._final_answer(visible)
             if state.protocol_step == "switched":
@@ -337,34 +341,12 @@ class _Run:
             return await self._finish("failed", stop.error)
         return await self._synthesize(stop.error)
 
-    def _note_cut(self, cut: TurnCut, visible: str) -> str:
-        """A cut answer: the model hears why before its next turn; the history keeps a head."""
-        self.state.notices.append(cut_notice(cut))
-        return kept_text(visible)
-
     async def _after_cut_answer(self, cut: TurnCut, visible: str) -> RunOutcome | None:
         """A cut answer without calls is no final answer: another turn, if there is one."""
         state = self.state
         if state.iterations_used < state.iteration_budget:
             return None
         return await self._finish("incomplete", cut_error(cut), visible.strip())
-
-    def _choose_protocol(self, visible: str) -> bool:
-        """A turn with no call at all (none native, none written as text, and - once code
-        blocks become edit proposals - no block-derived edit): coach the model once on calling
-        edit_file, then move the run to the text protocol. True when a step was taken and the
-        run goes on with another turn."""
-        state = self.state
-        step = next_step(state, visible, adaptive=self.adaptive_protocol, tools=list(self.tools))
-        if step == "coached":
-            state.notices.append(coaching_notice(state.messages))
-        elif step == "switched":
-            state.native_tools = False
-            state.notices.append(switch_notice(state.messages))
-        if step is None:
-            return False
-        state.protocol_step = step
-        return True
 
     def _remember_text_protocol(self) -> None:
         """The text protocol got the call native tools did not: tell the provider, once."""
