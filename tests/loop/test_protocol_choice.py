@@ -4,6 +4,8 @@ reported to the provider, which remembers it per model."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rune_lsp.loop import AgentLoop, LoopConfig
 from rune_lsp.loop.state import Finished, ModelTurn, Paused
 from rune_lsp.loop.task import FixTask
@@ -15,9 +17,11 @@ TASK = FixTask(
     text="def add(a, b):\n    return a - b\n",
     instruction="add(2, 3) returns -1 instead of 5. Fix the bug.",
 ).prompt()
+# Recorded: Qwen2.5-Coder-1.5B-Instruct on llama-server --jinja, offered native tools, answering
+# `rune-lsp fix app.py -m "There is a bug in this program. Fix it."` (temperature 0.2): prose
+# and a code block, no call. It gave the same answer to both corrective turns.
 PROSE = ModelTurn(
-    text="The bug is the minus sign. Here is the fix:\n```python\ndef add(a, b):\n"
-    "    return a + b\n```"
+    text=(Path(__file__).parent / "fixtures" / "qwen2.5-coder-1.5b_prose_fix.txt").read_text()
 )
 TEXT_EDIT = ModelTurn(
     text='<tool_call>{"name": "edit_file", "arguments": {"path": "src/app.py", '
