@@ -49,6 +49,10 @@ _BLANK_RUNS = re.compile(r"\n{3,}")
 MAX_BARE_ATTEMPTS = 64
 
 _decoder = json.JSONDecoder()
+#: After a string's closing quote comes one of these (or the end); any other quote inside a
+#: string is one the model forgot to escape.
+_AFTER_STRING = frozenset(",:}]")
+_CALL_START = re.compile(r'\s*\{\s*"name"\s*:\s*"([^"\\]*)"')
 
 
 @dataclass(frozen=True)
@@ -155,6 +159,39 @@ def _visible(text: str, spans: list[_Span]) -> str:
 # --- call shapes -------------------------------------------------------------------------------
 
 
+def _loads(body: str) -> Any:
+    """JSON, or the same JSON with the quotes a model forgot to escape inside strings escaped
+    (small models copy a docstring's triple quotes into `old_text` as they are); raises
+    JSONDecodeError."""
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError:
+        repaired = _escape_inner_quotes(body)
+        if repaired == body:
+            raise
+        return json.loads(repaired)
+
+
+def _escape_inner_quotes(body: str) -> str:
+    out: list[str] = []
+    in_string = escaped = False
+    for index, char in enumerate(body):
+        if in_string and escaped:
+            escaped = False
+        elif in_string and char == "\\":
+            escaped = True
+        elif char == '"' and in_string:
+            rest = body[index + 1 :].lstrip()
+            if rest and rest[0] not in _AFTER_STRING:
+                out.append('\\"')
+                continue
+            in_string = False
+        elif char == '"':
+            in_string = True
+        out.append(char)
+    return "".join(out)
+
+
 def _call_from_block(body: str) -> RawToolCall:
     """A tagged block is always a call; if its JSON is broken, the arguments say so."""
     body = body.strip()
@@ -162,7 +199,7 @@ def _call_from_block(body: str) -> RawToolCall:
     if function is not None and not body.startswith("{"):
         return _function_call(function[1], function[2])
     try:
-        parsed = json.loads(body)
+        parsed = _loads(body)
     except json.JSONDecodeError:
         name = _NAME.search(body)
         return RawToolCall(name=name.group(1) if name else "", arguments=body)
@@ -175,7 +212,7 @@ def _function_call(name: str, body: str) -> RawToolCall:
     body = body.strip()
     if body.startswith("{"):
         try:
-            return RawToolCall(name=name, arguments=json.loads(body))
+            return RawToolCall(name=name, arguments=_loads(body))
         except json.JSONDecodeError:
             return RawToolCall(name=name, arguments=body)
     parameters = {key: _parameter_value(value) for key, value in _PARAMETER.findall(body)}
@@ -189,9 +226,35 @@ def _parameter_value(value: str) -> str:
 
 
 def _calls_in(body: str, offered: Collection[str] | None) -> tuple[RawToolCall, ...]:
-    """The calls a fenced block holds, when it holds nothing but calls."""
+    """The calls a fenced block holds, when it holds nothing but calls. A block that starts
+    as a call of an offered tool but is no valid JSON, even repaired, is that call with its
+    text as arguments: the model meant a call, and its result says what to fix."""
+    body = body.strip()
+    calls = _json_calls(body, offered)
+    if calls or _starts_with_json(body):
+        return calls  # valid JSON that is not all calls: the bare scan may still find some
+    start = _CALL_START.match(body)
+    meant = start is not None and (offered is None or start[1] in offered)
+    if start is None or not meant or ('"arguments"' not in body and '"parameters"' not in body):
+        return ()
+    try:
+        return _as_calls(_loads(body), offered)
+    except json.JSONDecodeError:
+        return (RawToolCall(name=start[1], arguments=body),)
+
+
+def _starts_with_json(body: str) -> bool:
+    try:
+        _decoder.raw_decode(body)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
+def _json_calls(body: str, offered: Collection[str] | None) -> tuple[RawToolCall, ...]:
+    """Calls from a sequence of JSON values that are all calls (one per line, say)."""
     calls: list[RawToolCall] = []
-    position, body = 0, body.strip()
+    position = 0
     while position < len(body):
         try:
             value, position = _decoder.raw_decode(body, position)

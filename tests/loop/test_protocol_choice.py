@@ -19,9 +19,13 @@ TASK = FixTask(
 ).prompt()
 # Recorded: Qwen2.5-Coder-1.5B-Instruct on llama-server --jinja, offered native tools, answering
 # `rune-lsp fix app.py -m "There is a bug in this program. Fix it."` (temperature 0.2): prose
-# and a code block, no call. It gave the same answer to both corrective turns.
+# and a code block, no call. Coached with the wording the loop now uses, it answered with
+# COACHED (a fenced call whose docstring quotes it forgot to escape).
 PROSE = ModelTurn(
     text=(Path(__file__).parent / "fixtures" / "qwen2.5-coder-1.5b_prose_fix.txt").read_text()
+)
+COACHED = ModelTurn(
+    text=(Path(__file__).parent / "fixtures" / "qwen2.5-coder-1.5b_coached_call.txt").read_text()
 )
 TEXT_EDIT = ModelTurn(
     text='<tool_call>{"name": "edit_file", "arguments": {"path": "src/app.py", '
@@ -43,7 +47,8 @@ async def test_prose_twice_moves_the_run_to_the_text_protocol(executor: FakeExec
     # Turn 2: still native, told exactly how to call edit_file on the task's own file.
     assert coached.tools and coached.messages[-1].role == "user"
     coaching = coached.messages[-1].content
-    assert "call the edit_file tool" in coaching and '"path": "src/app.py"' in coaching
+    assert "Reply with only one call of the edit_file tool" in coaching
+    assert '"path": "src/app.py"' in coaching and "without line numbers" in coaching
     # Turn 3: the text protocol, its format shown with the real path.
     assert switched.tools == []
     assert "<tool_call>" in switched.messages[0].content
@@ -115,3 +120,16 @@ async def test_an_empty_first_answer_is_not_coached(executor: FakeExecutor) -> N
     outcome = await AgentLoop(model, executor, LoopConfig()).run(TASK)
     assert isinstance(outcome, Finished) and outcome.result.outcome == "incomplete"
     assert len(model.calls) == 1
+
+
+async def test_the_recorded_coached_answer_becomes_the_fix(executor: FakeExecutor) -> None:
+    model = _adaptive(PROSE, COACHED)
+    outcome = await AgentLoop(model, executor, LoopConfig()).run(TASK)
+
+    assert isinstance(outcome, Paused)
+    [change] = outcome.state.pending
+    assert change.tool == "edit_file"
+    assert change.path.endswith("app.py")
+    assert change.old_text.endswith("    return a - b\n")  # type: ignore[union-attr]
+    assert change.new_text.endswith("    return a + b\n")  # type: ignore[union-attr]
+    assert outcome.state.protocol_step == "coached" and outcome.state.native_tools

@@ -7,6 +7,7 @@ Mistral, Qwen3-Coder); the first is verbatim from qwen2.5-coder-1.5b given nativ
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -131,6 +132,22 @@ def test_a_call_beside_other_json_is_taken_and_the_rest_stays() -> None:
     parsed = parse_text_turn(text, TOOL_NAMES)
     assert [(c.name, c.arguments) for c in parsed.calls] == [("read_file", {"path": "a"})]
     assert '{"debug": true}' in parsed.visible
+
+
+def test_quotes_a_model_forgot_to_escape_are_repaired() -> None:
+    # Recorded from Qwen2.5-Coder-1.5B: the docstring's triple quotes copied into old_text.
+    recorded = Path(__file__).parent / "fixtures" / "qwen2.5-coder-1.5b_coached_call.txt"
+    [call] = parse_text_turn(recorded.read_text(), TOOL_NAMES).calls
+    assert call.name == "edit_file"
+    assert call.arguments["old_text"] == (
+        'def add(a, b):\n    """Return the sum of a and b."""\n    return a - b\n'
+    )
+
+
+def test_a_fenced_call_beyond_repair_is_still_a_call_that_hears_why() -> None:
+    text = '```json\n{"name": "edit_file", "arguments": {"path": "a", "old_text": "x", y"}\n```'
+    [call] = parse_text_turn(text, TOOL_NAMES).calls
+    assert call.name == "edit_file" and isinstance(call.arguments, str)
 
 
 def test_a_tagged_call_is_a_call_whatever_it_names() -> None:
