@@ -27,6 +27,15 @@ DEFAULT_BASE_URLS: dict[str, str] = {
     "openai": "http://127.0.0.1:8080/v1",
 }
 
+#: The most tokens a turn asks for when `maxOutputTokens` is unset (the context may allow
+#: fewer). About 8 KB of text: an edit, or a whole small file, with room for brief thinking;
+#: at the ~30 tokens/s of a 1.5B model on two cores, about a minute. A longer answer is
+#: usually a model repeating itself.
+DEFAULT_MAX_OUTPUT_TOKENS = 2_048
+#: Low for code edits: near-deterministic, yet not greedy decoding, which makes small
+#: models loop on one sentence (Qwen's own advice is never to use temperature 0).
+DEFAULT_TEMPERATURE = 0.2
+
 #: Environment variables that override a key, as docs/interface.md#settings lists them.
 ENV_OVERRIDES: dict[str, str] = {
     "provider": "RUNE_PROVIDER",
@@ -98,8 +107,10 @@ class Settings(BaseModel):
     )
     native_tools: bool | None = Field(
         None,
-        description="Force (`true`) or disable (`false`) native tool calling; default: "
-        "discovered from the provider.",
+        description="Force (`true`) or disable (`false`) native tool calling. Default: "
+        "discovered from the provider, and a model that answers a fix in prose even after "
+        "being shown how to call `edit_file` continues with the text protocol, remembered "
+        "per model in the state directory (`protocols.json`).",
     )
     command_timeout: float = Field(
         120.0, gt=0, le=3600, description="Seconds allowed for `run_command` and the check."
@@ -112,6 +123,22 @@ class Settings(BaseModel):
         "Ollama gets it as `options.num_ctx` (default: the model's trained length, at most "
         "8192: Ollama otherwise serves a smaller window than the model has and silently "
         "drops the start of a long run). Other servers: caps the length they report.",
+    )
+    max_output_tokens: int | None = Field(
+        None,
+        ge=16,
+        le=131_072,
+        description="Tokens one model turn may generate, sent as `max_tokens` (OpenAI) or "
+        "`options.num_predict` (Ollama). Default: fitted to the context, the quarter of it "
+        f"the history leaves free for the answer, at most {DEFAULT_MAX_OUTPUT_TOKENS}. An "
+        "answer cut at this limit is not taken as final: the model is told to answer shorter.",
+    )
+    temperature: float = Field(
+        DEFAULT_TEMPERATURE,
+        ge=0,
+        le=2,
+        description="Sampling temperature sent to the provider (`temperature`, Ollama "
+        "`options.temperature`); low, for code edits.",
     )
 
     @field_validator("base_url")

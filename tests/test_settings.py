@@ -81,3 +81,29 @@ def test_urls_without_a_host_or_with_a_broken_port_are_refused() -> None:
         settings, problems = load_settings({"baseUrl": bad}, environ={})
         assert settings.base_url is None, bad
         assert [p.key for p in problems] == ["baseUrl"], bad
+
+
+def test_output_cap_and_temperature_defaults() -> None:
+    settings, problems = load_settings({}, environ={})
+    assert problems == []
+    assert settings.max_output_tokens is None  # fitted to the context by the provider
+    assert settings.temperature == 0.2
+
+
+def test_output_cap_and_temperature_from_the_editor() -> None:
+    settings, problems = load_settings({"maxOutputTokens": 512, "temperature": 0}, environ={})
+    assert problems == []
+    assert (settings.max_output_tokens, settings.temperature) == (512, 0)
+
+
+def test_bad_output_cap_and_temperature_name_their_keys_and_keep_the_defaults() -> None:
+    settings, problems = load_settings(
+        {"maxOutputTokens": 0, "temperature": "hot", "model": "m1"}, environ={}
+    )
+    assert (settings.max_output_tokens, settings.temperature, settings.model) == (None, 0.2, "m1")
+    assert sorted(p.key for p in problems) == ["maxOutputTokens", "temperature"]
+    assert all("using the default" in str(p) for p in problems)
+
+    settings, problems = load_settings({"temperature": 5, "maxOutputTokens": 10**6}, environ={})
+    assert (settings.max_output_tokens, settings.temperature) == (None, 0.2)
+    assert sorted(p.key for p in problems) == ["maxOutputTokens", "temperature"]

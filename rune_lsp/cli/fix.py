@@ -67,6 +67,7 @@ async def fix(
     # code (which brings lsprotocol) are loaded.
     from rune_lsp.cli.interrupt import Interrupt
     from rune_lsp.providers import make_model
+    from rune_lsp.store.protocols import ProtocolMemory
     from rune_lsp.tools.errors import ToolError
 
     run_id = uuid.uuid4().hex[:12]
@@ -85,7 +86,7 @@ async def fix(
             iteration_budget=settings.max_iterations,
         )
     interrupt = Interrupt(err)
-    model = make_model(settings)
+    model = make_model(settings, protocols=ProtocolMemory(settings.resolved_state_dir))
     driver = _driver(settings, request, model, tools, answers=answers, err=err, interrupt=interrupt)
     err.write(f"rune-lsp fix {shown} · {settings.provider} {settings.model}\n")
     run = asyncio.ensure_future(driver.start(run_id))

@@ -2,8 +2,9 @@
 
 The runtime owns the protocol: the system message describes each tool (name, description, JSON
 schema) and one strict call format, `<tool_call>{"name": ..., "arguments": {...}}</tool_call>`.
-Small models often write a ```json fenced object with "name" and "arguments" instead, so that is
-accepted too. Text outside the calls is the visible answer.
+Models write calls in other ways too (fenced JSON, their family's own tags); `text_calls` reads
+all of them back, for this protocol and for native turns alike. Text outside the calls is the
+visible answer.
 
 The run's history is always stored in the native shape (assistant `tool_calls`, one role=tool
 message per call); `render_for_text_protocol` turns it into plain chat for each request, so a run
@@ -13,17 +14,21 @@ can switch protocols mid-way without rewriting what it already holds.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from rune_lsp.loop.normalize import canonical_json
-from rune_lsp.loop.state import Message, RawToolCall, ToolCall, ToolSpec
+from rune_lsp.loop.state import Message, ToolCall, ToolSpec
+from rune_lsp.loop.text_calls import ParsedText, parse_text_turn
 
-_TAGGED = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
-_FENCED = re.compile(r"```[ \t]*(?:json)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
-_NAME = re.compile(r'"name"\s*:\s*"([^"\\]*)"')
-_BLANK_RUNS = re.compile(r"\n{3,}")
+__all__ = [
+    "RESULTS_HEADER",
+    "ParsedText",
+    "format_call",
+    "format_results",
+    "parse_text_turn",
+    "protocol_prompt",
+    "render_for_text_protocol",
+]
 
 RESULTS_HEADER = "Results of your tool calls, one block per call id:"
 
@@ -45,63 +50,6 @@ def protocol_prompt(specs: Sequence[ToolSpec]) -> str:
         "without any <tool_call> block.\n\n"
         f"Available tools:\n{tools}"
     )
-
-
-@dataclass(frozen=True)
-class ParsedText:
-    visible: str
-    calls: tuple[RawToolCall, ...]
-
-
-def parse_text_turn(text: str) -> ParsedText:
-    """Calls in the order written, and the text around them."""
-    spans: list[tuple[int, int, RawToolCall]] = []
-    for match in _TAGGED.finditer(text):
-        spans.append((match.start(), match.end(), _call_from_block(match.group(1))))
-    for match in _FENCED.finditer(text):
-        if any(start < match.end() and match.start() < end for start, end, _ in spans):
-            continue
-        call = _call_from_fenced(match.group(1))
-        if call is not None:
-            spans.append((match.start(), match.end(), call))
-    spans.sort(key=lambda span: span[0])
-
-    visible_parts: list[str] = []
-    position = 0
-    for start, end, _ in spans:
-        visible_parts.append(text[position:start])
-        position = end
-    visible_parts.append(text[position:])
-    visible = _BLANK_RUNS.sub("\n\n", "".join(visible_parts)).strip()
-    return ParsedText(visible=visible, calls=tuple(call for _, _, call in spans))
-
-
-def _call_from_block(body: str) -> RawToolCall:
-    """A tagged block is always a call; if its JSON is broken, the arguments say so."""
-    body = body.strip()
-    try:
-        parsed = json.loads(body)
-    except json.JSONDecodeError:
-        name = _NAME.search(body)
-        return RawToolCall(name=name.group(1) if name else "", arguments=body)
-    if not isinstance(parsed, dict):
-        return RawToolCall(name="", arguments=body)
-    # The name as written, string or not: normalising pairs a bad one as invalid.
-    return RawToolCall(name=parsed.get("name"), arguments=parsed.get("arguments"))
-
-
-def _call_from_fenced(body: str) -> RawToolCall | None:
-    """A fenced block is a call only when it is an object with "name" and "arguments"."""
-    try:
-        parsed = json.loads(body)
-    except json.JSONDecodeError:
-        return None
-    if not isinstance(parsed, dict) or "arguments" not in parsed:
-        return None
-    name = parsed.get("name")
-    if not isinstance(name, str):
-        return None
-    return RawToolCall(name=name, arguments=parsed["arguments"])
 
 
 def format_call(call: ToolCall) -> str:

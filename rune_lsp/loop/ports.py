@@ -46,6 +46,11 @@ class Model(Protocol):
         """One model call. `tools` is empty for the text protocol and the final synthesis."""
         ...
 
+    def prefer_text_protocol(self) -> None:
+        """This model answered in prose when offered native tools and then called a tool
+        through the text protocol: start its later runs with the text protocol."""
+        ...
+
 
 class ToolDefinition(Protocol):
     @property

@@ -20,6 +20,7 @@ Mutating calls pause the run: `Paused` carries the JSON round-trippable `RunStat
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -42,7 +43,7 @@ from rune_lsp.loop.decisions import (
     rejected_outcome,
 )
 from rune_lsp.loop.events import EventEmitter, EventSink
-from rune_lsp.loop.fallback import parse_text_turn, protocol_prompt, render_for_text_protocol
+from rune_lsp.loop.fallback import protocol_prompt, render_for_text_protocol
 from rune_lsp.loop.guards import (
     breaker_error,
     breaker_tripped,
@@ -78,6 +79,7 @@ from rune_lsp.loop.proposals import (
     fixed_answer,
     landed_edits,
 )
+from rune_lsp.loop.protocol_choice import take_step
 from rune_lsp.loop.state import (
     Approve,
     CallRecord,
@@ -105,9 +107,12 @@ from rune_lsp.loop.state import (
     ToolRequested,
     ToolResulted,
     ToolSpec,
+    TurnCut,
     TurnRecord,
     describe_call,
 )
+from rune_lsp.loop.text_calls import parse_text_turn
+from rune_lsp.loop.turn_cuts import cut_error, cut_notice, kept_text
 
 __all__ = [
     "AgentLoop",
@@ -244,6 +249,7 @@ class _Run:
         self.events = EventEmitter(loop.on_event)
         self.tools: dict[str, ToolDefinition] = {}
         self.context_length: int | None = None
+        self.adaptive = False
         # (native, offer_tools) -> the protocol prompt and the tokens the tools take up; the
         # same every turn of a run, and costly to measure (the schemas as JSON).
         self._framing: dict[tuple[bool, bool], tuple[str, int]] = {}
@@ -287,6 +293,7 @@ class _Run:
         except Exception as exc:
             raise _StopRun("failed", _describe(exc)) from exc
         self.context_length = capabilities.context_length
+        self.adaptive = capabilities.adaptive_protocol
         if fresh:
             self.state.native_tools = capabilities.native_tools
         try:
@@ -306,16 +313,32 @@ class _Run:
                     f"iteration limit reached ({state.iterations_used}/{state.iteration_budget}) "
                     "before a final answer",
                 )
-            visible, raw_calls = self._read_turn(await self._call_model(offer_tools=True))
+            turn = await self._call_model(offer_tools=True)
+            visible, raw_calls = self._read_turn(turn)
+            if turn.cut is not None:  # the model hears why next turn; the history keeps a head
+                state.notices.append(cut_notice(turn.cut))
+                visible = kept_text(visible)
             note = None
-            if not raw_calls:
+            if not raw_calls and turn.cut is None:  # a cut answer's last block is unfinished
                 raw_calls, note = await self._calls_from_blocks(visible)
             if not raw_calls:
                 state.messages.append(Message(role="assistant", content=visible))
+                if turn.cut is not None:
+                    ended = await self._after_cut_answer(turn.cut, visible)
+                    if ended is not None:
+                        return ended
+                    continue
                 if note is not None:  # told why its code block was not taken; it tries again
                     state.messages.append(Message(role="user", content=note))
                     continue
+                # Runs only on a turn with no call at all: none native, none written as text
+                # (`_read_turn`), no block-derived edit (`_calls_from_blocks`, just above) and
+                # no note about a block. Coach, then switch protocol.
+                if take_step(state, visible, adaptive=self.adaptive, tools=list(self.tools)):
+                    continue
                 return await self._final_answer(visible)
+            if state.protocol_step == "switched":
+                self._remember_text_protocol()
             ids = self._id_allocator()
             calls = normalize_calls(raw_calls, self.tools, ids)
             state.next_call_number = ids.next_number
@@ -345,6 +368,20 @@ class _Run:
         if stop.kind == "breaker":
             return await self._finish("failed", stop.error)
         return await self._synthesize(stop.error)
+
+    async def _after_cut_answer(self, cut: TurnCut, visible: str) -> RunOutcome | None:
+        """A cut answer without calls is no final answer: another turn, if there is one."""
+        state = self.state
+        if state.iterations_used < state.iteration_budget:
+            return None
+        return await self._finish("incomplete", cut_error(cut), visible.strip())
+
+    def _remember_text_protocol(self) -> None:
+        """The text protocol got the call native tools did not: tell the provider, once."""
+        self.state.protocol_step = "remembered"
+        # Remembering only helps later runs: a failure to must not end this one.
+        with contextlib.suppress(Exception):
+            self.model.prefer_text_protocol()
 
     async def _final_answer(self, visible: str) -> RunOutcome:
         answer = visible.strip()
@@ -432,6 +469,9 @@ class _Run:
 
     async def _call_model(self, *, offer_tools: bool, extra: Sequence[Message] = ()) -> ModelTurn:
         state = self.state
+        if state.notices:  # appended, not sent on the side: the history stays append-only
+            state.messages.append(Message(role="user", content="\n\n".join(state.notices)))
+            state.notices = []
         state.iterations_used += 1
         await self.events.emit(ModelTurnStarted(**self._progress()))
         started = time.monotonic()
@@ -491,10 +531,13 @@ class _Run:
         self.events.emit_soon(ModelDelta(**self._progress(), text=text))
 
     def _read_turn(self, turn: ModelTurn) -> tuple[str, tuple[RawToolCall, ...]]:
-        """The visible text and the calls, by whichever protocol this run speaks."""
-        if self.state.native_tools:
+        """The visible text and the calls, by whichever protocol this run speaks. With native
+        tools, calls the model wrote out as text count when it made none natively."""
+        if self.state.native_tools and turn.tool_calls:
             return turn.text, turn.tool_calls
-        parsed = parse_text_turn(turn.text)
+        parsed = parse_text_turn(turn.text, self.tools)
+        if self.state.native_tools and not parsed.calls:
+            return turn.text, ()
         return parsed.visible, (*turn.tool_calls, *parsed.calls)
 
     # --- a turn's calls -------------------------------------------------------------------------

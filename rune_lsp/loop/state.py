@@ -15,6 +15,9 @@ Role = Literal["system", "user", "assistant", "tool"]
 ToolStatus = Literal["ok", "failed", "denied", "skipped"]
 EditStatus = Literal["applied", "partial", "rejected", "stale", "pending"]
 Outcome = Literal["completed", "incomplete", "failed", "cancelled", "superseded"]
+#: none -> coached (shown how to call edit_file) -> switched (to the text protocol) ->
+#: remembered (the text protocol produced a call; the provider was told).
+ProtocolStep = Literal["none", "coached", "switched", "remembered"]
 
 
 class _Frozen(BaseModel):
@@ -66,6 +69,18 @@ class Usage(_Frozen):
     completion_tokens: int | None = None
 
 
+#: Why an answer ended before the model finished it: the server's output limit (`length`),
+#: the runtime's per-turn size cap (`size`), or a degenerate stream repeating itself.
+CutReason = Literal["length", "size", "repetition"]
+
+
+class TurnCut(_Frozen):
+    """An answer that was cut; the loop tells the model so on its next turn."""
+
+    reason: CutReason
+    chars: int  # characters of text, thinking and arguments received when it ended
+
+
 class ModelTurn(_Frozen):
     """What one model call returned."""
 
@@ -74,12 +89,16 @@ class ModelTurn(_Frozen):
     thinking: str | None = None
     usage: Usage = Usage()
     finish_reason: str | None = None
+    cut: TurnCut | None = None
 
 
 class ModelCapabilities(_Frozen):
     native_tools: bool = True
     thinking: bool = False
     context_length: int | None = None  # tokens the model was trained for; None = unknown
+    # Whether the loop may move a run from native tools to the text protocol when the model
+    # answers in prose (False when a setting forced the protocol or it is already settled).
+    adaptive_protocol: bool = False
 
 
 class ToolSpec(_Frozen):
@@ -253,6 +272,11 @@ class RunState(BaseModel):
     edits: list[EditRecord] = Field(default_factory=list)
     turns: list[TurnRecord] = Field(default_factory=list)
     used_tools: bool = False
+    # What the runtime will tell the model before its next turn (e.g. that its answer was
+    # cut); appended to the history as one user message right before that call.
+    notices: list[str] = Field(default_factory=list)
+    # The protocol-choice steps taken (loop/protocol_choice.py).
+    protocol_step: ProtocolStep = "none"
     # Unified diff per edit id, recorded by the front end at review time for the receipt.
     diffs: dict[str, str] = Field(default_factory=dict)
     next_call_number: int = 1

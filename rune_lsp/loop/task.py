@@ -14,6 +14,8 @@ DEFAULT_INSTRUCTION = "Fix the problem at this range."
 #: Lines of context shown around the range, so the model rarely needs a first read_file.
 CONTEXT_LINES = 20
 MAX_EXCERPT_CHARS = 6_000
+#: How the prompt names the task's file; `task_file` reads it back.
+FILE_LABEL = "File: "
 
 
 class TaskDiagnostic(BaseModel):
@@ -41,7 +43,7 @@ class FixTask(BaseModel):
     def prompt(self) -> str:
         instruction = (self.instruction or "").strip() or DEFAULT_INSTRUCTION
         lines = line_texts(self.text)  # numbered as the editor numbers them
-        parts = [f"Task: {instruction}", f"File: {self.path}"]
+        parts = [f"Task: {instruction}", f"{FILE_LABEL}{self.path}"]
         if self.start_line is not None:
             end = self.end_line if self.end_line is not None else self.start_line
             parts.append(f"Range: lines {self.start_line + 1}-{end + 1}")
@@ -71,6 +73,14 @@ class FixTask(BaseModel):
             f"Excerpt (lines {first + 1}-{last + 1} of {len(lines)}; "
             f"use read_file for the rest):\n{shown}"
         )
+
+
+def task_file(prompt: str) -> str | None:
+    """The file a `FixTask.prompt` names (None for a task composed otherwise)."""
+    for line in prompt.split("\n"):
+        if line.startswith(FILE_LABEL):
+            return line.removeprefix(FILE_LABEL).strip() or None
+    return None
 
 
 def _diagnostic_line(diagnostic: TaskDiagnostic) -> str:

@@ -10,16 +10,21 @@ import httpx
 
 from rune_lsp.providers.ollama import OllamaModel
 from rune_lsp.providers.openai import OpenAIModel
-from rune_lsp.providers.transport import HttpProvider
+from rune_lsp.providers.transport import HttpProvider, ProtocolPreferences
 from rune_lsp.settings import Settings
 
 __all__ = ["OllamaModel", "OpenAIModel", "make_model"]
 
 
 def make_model(
-    settings: Settings, *, client: httpx.AsyncClient | None = None, stream: bool = True
+    settings: Settings,
+    *,
+    client: httpx.AsyncClient | None = None,
+    stream: bool = True,
+    protocols: ProtocolPreferences | None = None,
 ) -> HttpProvider:
-    """The provider for `settings.provider`; a given `client` is borrowed, never closed."""
+    """The provider for `settings.provider`; a given `client` is borrowed, never closed.
+    `protocols` keeps per-model protocol choices across runs (none: this process only)."""
     if settings.provider == "ollama":
-        return OllamaModel(settings, client=client, stream=stream)
-    return OpenAIModel(settings, client=client, stream=stream)
+        return OllamaModel(settings, client=client, stream=stream, protocols=protocols)
+    return OpenAIModel(settings, client=client, stream=stream, protocols=protocols)

@@ -15,6 +15,7 @@ import httpx
 from rune_lsp.loop.ports import ToolsUnsupportedError
 from rune_lsp.providers.errors import (
     AnswerFailedError,
+    AnswerTooLargeError,
     InvalidResponseError,
     ModelNotFoundError,
     ProviderHTTPError,
@@ -129,6 +130,13 @@ class Endpoint:
             f"({self.quote(snippet)!r}). Check that `baseUrl` points at {expected}."
         )
         return InvalidResponseError(message, url=self.display_url)
+
+    def answer_too_large(self, limit: int) -> AnswerTooLargeError:
+        message = (
+            f"{self._subject} sent an answer larger than {limit:,} bytes in one piece; rune "
+            "stopped reading it. Lower `maxOutputTokens`, or check the server's log."
+        )
+        return AnswerTooLargeError(message, url=self.display_url)
 
     def answer_failed(self, server_message: str) -> AnswerFailedError:
         message = (

@@ -71,6 +71,10 @@ class InvalidResponseError(ProviderError):
     """The server sent something that is not the JSON its wire format promises."""
 
 
+class AnswerTooLargeError(ProviderError):
+    """A single answer (a whole body, or one line of a stream) exceeded what rune will hold."""
+
+
 class AnswerFailedError(ProviderError):
     """The server accepted the request and then reported an error in the middle of its answer."""
 

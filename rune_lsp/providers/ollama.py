@@ -9,7 +9,7 @@ from typing import Any
 
 from rune_lsp.loop.state import Message, ModelCapabilities, ModelTurn, ToolSpec
 from rune_lsp.providers import ollama_wire as wire
-from rune_lsp.providers.transport import HttpProvider
+from rune_lsp.providers.transport import HttpProvider, LineReader
 
 #: The window asked of Ollama when the `contextLength` setting is unset (tokens).
 OLLAMA_DEFAULT_WINDOW = 8_192
@@ -26,13 +26,16 @@ class OllamaModel(HttpProvider):
         on_delta: Callable[[str], None] | None = None,
     ) -> ModelTurn:
         discovered = await self._discovered_capabilities()
+        window = self._window(discovered)
         body = wire.chat_body(
             self.model,
             messages,
             tools,
             think=discovered.thinking,
             stream=self.stream,
-            num_ctx=self._window(discovered),
+            num_ctx=window,
+            num_predict=self.max_output_tokens(window),
+            temperature=self.temperature,
         )
         builder = wire.TurnBuilder()
         async with self._call():
@@ -45,7 +48,11 @@ class OllamaModel(HttpProvider):
                 )
                 if visible and on_delta is not None:
                     on_delta(visible)
-        if not builder.done:
+        if builder.cut is not None:
+            rest = builder.finish()
+            if rest and on_delta is not None:
+                on_delta(rest)
+        elif not builder.done:
             raise self.endpoint.stream_cut("no final chunk with `done: true`")
         return builder.turn()
 
@@ -57,12 +64,17 @@ class OllamaModel(HttpProvider):
         on_delta: Callable[[str], None] | None,
     ) -> None:
         async with self._open_stream("/api/chat", body, sent_tools=sent_tools) as response:
-            async for line in response.aiter_lines():
+            lines = LineReader(response)
+            async for line in lines:
                 if not line.strip():
                     continue
                 visible = builder.feed(self._checked(self._parsed(wire.parse_chunk, line)))
                 if visible and on_delta is not None:
                     on_delta(visible)
+                if builder.cut is not None:
+                    break  # leaving the block closes the response: the server stops
+            if lines.overflowed:
+                builder.limits.stop("size")
 
     def _window(self, discovered: ModelCapabilities) -> int:
         """Ollama serves whatever `num_ctx` it is sent, and without one a window often far

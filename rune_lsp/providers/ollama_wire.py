@@ -19,9 +19,11 @@ from rune_lsp.loop.state import (
     ModelTurn,
     RawToolCall,
     ToolSpec,
+    TurnCut,
     Usage,
 )
 from rune_lsp.providers.openai_wire import CallId, _Lenient, wire_tool  # the same shapes
+from rune_lsp.providers.stream_limits import TurnLimiter
 from rune_lsp.providers.thinking import InlineThinkingSplitter
 
 # --- requests -----------------------------------------------------------------------------------
@@ -35,6 +37,8 @@ def chat_body(
     think: bool,
     stream: bool,
     num_ctx: int | None = None,
+    num_predict: int | None = None,
+    temperature: float | None = None,
 ) -> dict[str, Any]:
     """`think` is only ever sent as true: Ollama rejects it for models that cannot think."""
     body: dict[str, Any] = {
@@ -42,8 +46,10 @@ def chat_body(
         "messages": [wire_message(m) for m in messages],
         "stream": stream,
     }
-    if num_ctx is not None:
-        body["options"] = {"num_ctx": num_ctx}
+    given = {"num_ctx": num_ctx, "num_predict": num_predict, "temperature": temperature}
+    options = {key: value for key, value in given.items() if value is not None}
+    if options:
+        body["options"] = options
     if tools:
         body["tools"] = [wire_tool(t) for t in tools]
     if think:
@@ -99,7 +105,10 @@ def parse_chunk(line: str) -> ChatChunk:
 
 
 class TurnBuilder:
-    """Folds chunks into one turn; `feed` returns the new visible text, for streaming."""
+    """Folds chunks into one turn; `feed` returns the new visible text, for streaming.
+
+    Everything fed is counted by `limits`; once `cut` is set the caller stops feeding.
+    """
 
     def __init__(self) -> None:
         self._text: list[str] = []
@@ -109,15 +118,25 @@ class TurnBuilder:
         self._usage = Usage()
         self._finish_reason: str | None = None
         self.done = False
+        self.limits = TurnLimiter()
+
+    @property
+    def cut(self) -> TurnCut | None:
+        """Set once the runtime cut the stream (size or repetition)."""
+        return self.limits.cut
 
     def feed(self, chunk: ChatChunk) -> str:
         visible = ""
         if chunk.message is not None:
             if chunk.message.thinking:
                 self._thinking.append(chunk.message.thinking)
+                self.limits.thinking(chunk.message.thinking)
             if chunk.message.content:
+                self.limits.text(chunk.message.content)
                 visible = self._inline.feed(chunk.message.content)
             for call in chunk.message.tool_calls or ():
+                self.limits.arguments(str(call.function.name))
+                self.limits.arguments(json.dumps(call.function.arguments, default=str))
                 self._calls.append(
                     RawToolCall(
                         id=call.id, name=call.function.name, arguments=call.function.arguments
@@ -133,14 +152,24 @@ class TurnBuilder:
         self._text.append(visible)
         return visible
 
+    def finish(self) -> str:
+        """Visible text held back by the thinking splitter when the stream was cut short."""
+        if self.done:
+            return ""
+        rest = self._inline.finish()
+        self._text.append(rest)
+        return rest
+
     def turn(self) -> ModelTurn:
         thinking = "".join(self._thinking) + self._inline.thinking
+        cut = self.limits.finished(self._finish_reason)
         return ModelTurn(
             text="".join(self._text),
             tool_calls=tuple(self._calls),
             thinking=thinking or None,
             usage=self._usage,
-            finish_reason=self._finish_reason,
+            finish_reason=self._finish_reason or (cut.reason if cut else None),
+            cut=cut,
         )
 
 

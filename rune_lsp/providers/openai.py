@@ -15,7 +15,8 @@ from rune_lsp.loop.state import Message, ModelCapabilities, ModelTurn, ToolSpec
 from rune_lsp.providers import openai_wire as wire
 from rune_lsp.providers.errors import ProviderTimeoutError, ProviderUnreachableError
 from rune_lsp.providers.sse import SseDecoder
-from rune_lsp.providers.transport import HttpProvider
+from rune_lsp.providers.stream_limits import MAX_LINE_BYTES
+from rune_lsp.providers.transport import HttpProvider, LineReader
 
 _MISSING_MODEL = re.compile(
     r"model\b.*\b(not found|does not exist|not exist|not a valid|unknown|no such)"
@@ -34,7 +35,18 @@ class OpenAIModel(HttpProvider):
         *,
         on_delta: OnDelta | None = None,
     ) -> ModelTurn:
-        body = wire.chat_body(self.model, messages, tools, stream=self.stream)
+        # Only an already discovered window fits the cap: discovering here would cost a
+        # request the loop's `capabilities()` at run start has usually made already.
+        cached = self._discovered.get(self.model)
+        window = self._window(cached) if cached is not None else self._context_setting
+        body = wire.chat_body(
+            self.model,
+            messages,
+            tools,
+            stream=self.stream,
+            max_tokens=self.max_output_tokens(window),
+            temperature=self.temperature,
+        )
         async with self._call():
             if self.stream:
                 return await self._stream_chat(body, bool(tools), on_delta)
@@ -50,22 +62,28 @@ class OpenAIModel(HttpProvider):
         self, body: dict[str, Any], sent_tools: bool, on_delta: OnDelta | None
     ) -> ModelTurn:
         builder = wire.TurnBuilder()
-        decoder = SseDecoder()
+        decoder = SseDecoder(max_chars=MAX_LINE_BYTES)
         async with self._open_stream("/chat/completions", body, sent_tools=sent_tools) as response:
             if _is_plain_json(response):
                 # A server that ignores `stream: true` answers with one completion.
-                await response.aread()
-                turn = self._completion_turn(self._parsed(json.loads, response.text))
+                text = await self.read_text(response)
+                turn = self._completion_turn(self._parsed(json.loads, text))
                 if turn.text and on_delta is not None:
                     on_delta(turn.text)
                 return turn
-            async for line in response.aiter_lines():
+            lines = LineReader(response)
+            async for line in lines:
                 self._take_event(decoder.feed(line), builder, on_delta)
-            self._take_event(decoder.finish(), builder, on_delta)
+                if builder.cut is not None or decoder.overflowed:
+                    break  # leaving the block closes the response: the server stops
+            else:
+                self._take_event(decoder.finish(), builder, on_delta)
+            if lines.overflowed or decoder.overflowed:
+                builder.limits.stop("size")
         rest = builder.finish()
         if rest and on_delta is not None:
             on_delta(rest)
-        if not builder.complete:
+        if builder.cut is None and not builder.complete:
             raise self.endpoint.stream_cut("no finish reason and no [DONE]")
         return builder.turn()
 

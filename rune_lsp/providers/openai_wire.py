@@ -14,7 +14,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from rune_lsp.loop.state import Message, ModelTurn, RawToolCall, ToolSpec, Usage
+from rune_lsp.loop.state import Message, ModelTurn, RawToolCall, ToolSpec, TurnCut, Usage
+from rune_lsp.providers.stream_limits import TurnLimiter
 from rune_lsp.providers.thinking import InlineThinkingSplitter
 
 DONE = "[DONE]"
@@ -23,13 +24,23 @@ DONE = "[DONE]"
 
 
 def chat_body(
-    model: str, messages: Sequence[Message], tools: Sequence[ToolSpec], *, stream: bool
+    model: str,
+    messages: Sequence[Message],
+    tools: Sequence[ToolSpec],
+    *,
+    stream: bool,
+    max_tokens: int | None = None,
+    temperature: float | None = None,
 ) -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": model,
         "messages": [wire_message(m) for m in messages],
         "stream": stream,
     }
+    if max_tokens is not None:
+        body["max_tokens"] = max_tokens
+    if temperature is not None:
+        body["temperature"] = temperature
     if stream:
         # Without this, streamed answers carry no token counts at all.
         body["stream_options"] = {"include_usage": True}
@@ -160,7 +171,10 @@ class _CallSlot:
 
 
 class TurnBuilder:
-    """Folds streamed chunks into one turn; `feed` returns the new visible text."""
+    """Folds streamed chunks into one turn; `feed` returns the new visible text.
+
+    Everything fed is counted by `limits`; once `cut` is set the caller stops feeding.
+    """
 
     def __init__(self) -> None:
         self._text: list[str] = []
@@ -170,11 +184,17 @@ class TurnBuilder:
         self._usage = Usage()
         self._finish_reason: str | None = None
         self.saw_done = False
+        self.limits = TurnLimiter()
 
     @property
     def complete(self) -> bool:
         """A stream is whole once it said `[DONE]` or gave a finish reason."""
         return self.saw_done or self._finish_reason is not None
+
+    @property
+    def cut(self) -> TurnCut | None:
+        """Set once the runtime cut the stream (size or repetition)."""
+        return self.limits.cut
 
     def feed(self, chunk: Chunk) -> str:
         visible = ""
@@ -200,20 +220,26 @@ class TurnBuilder:
 
     def turn(self) -> ModelTurn:
         thinking = "".join(self._thinking) + self._inline.thinking
+        cut = self.limits.finished(self._finish_reason)
         return ModelTurn(
             text="".join(self._text),
             tool_calls=tuple(slot.raw() for _, slot in sorted(self._slots.items())),
             thinking=thinking or None,
             usage=self._usage,
-            finish_reason=self._finish_reason,
+            finish_reason=self._finish_reason or (cut.reason if cut else None),
+            cut=cut,
         )
 
     def _take(self, part: _Content) -> str:
         if part.reasoning_text:
             self._thinking.append(part.reasoning_text)
+            self.limits.thinking(part.reasoning_text)
         for fragment in part.tool_calls or ():
             self._merge(fragment)
-        return self._inline.feed(part.content) if part.content else ""
+        if not part.content:
+            return ""
+        self.limits.text(part.content)
+        return self._inline.feed(part.content)
 
     def _merge(self, fragment: _ToolCall) -> None:
         slot = self._slots.setdefault(self._slot_index(fragment), _CallSlot())
@@ -222,13 +248,16 @@ class TurnBuilder:
         name = fragment.function.name
         if isinstance(name, str) and isinstance(slot.name, str):
             slot.name += name
+            self.limits.arguments(name)
         elif name is not None and name != "":
             slot.name = name
         arguments = fragment.function.arguments
         if isinstance(arguments, str):
             slot.arguments.append(arguments)
+            self.limits.arguments(arguments)
         elif arguments is not None:
             slot.whole_arguments = arguments
+            self.limits.arguments(json.dumps(arguments, default=str))
 
     def _slot_index(self, fragment: _ToolCall) -> int:
         if fragment.index is not None:

@@ -9,8 +9,14 @@ from __future__ import annotations
 
 
 class SseDecoder:
-    def __init__(self) -> None:
+    """`max_chars` bounds one event's data: lines of `data:` that never end in a blank line
+    would otherwise be held without end. Past it, the event is dropped and `overflowed` set."""
+
+    def __init__(self, max_chars: int | None = None) -> None:
         self._data: list[str] = []
+        self._size = 0
+        self._max_chars = max_chars
+        self.overflowed = False
 
     def feed(self, line: str) -> str | None:
         """One line without its line break; returns an event's data when a blank line ends it."""
@@ -19,8 +25,14 @@ class SseDecoder:
         if line.startswith(":"):
             return None
         field, _, value = line.partition(":")
-        if field == "data":
-            self._data.append(value.removeprefix(" "))
+        if field == "data" and not self.overflowed:
+            value = value.removeprefix(" ")
+            self._size += len(value)
+            if self._max_chars is not None and self._size > self._max_chars:
+                self.overflowed = True
+                self._data = []
+                return None
+            self._data.append(value)
         return None
 
     def finish(self) -> str | None:
@@ -32,4 +44,5 @@ class SseDecoder:
             return None
         data = "\n".join(self._data)
         self._data = []
+        self._size = 0
         return data

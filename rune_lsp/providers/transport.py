@@ -9,20 +9,23 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import math
 import re
 import ssl
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import httpx
 
+from rune_lsp.loop.context_budget import ANSWER_RESERVE, DEFAULT_CONTEXT_LENGTH
 from rune_lsp.loop.ports import ModelError, ToolsUnsupportedError
 from rune_lsp.loop.state import Message, ModelCapabilities, ModelTurn, ToolSpec
 from rune_lsp.providers.endpoint import Endpoint
-from rune_lsp.settings import Settings
+from rune_lsp.providers.stream_limits import MAX_LINE_BYTES
+from rune_lsp.settings import DEFAULT_MAX_OUTPUT_TOKENS, Settings
 
 # Servers word a refused `tools` field in many ways, but always name tools (or function
 # calling) and a refusal; a 400 about, say, a bad `tool_call_id` is no refusal of tools.
@@ -33,8 +36,30 @@ _REFUSAL_WORDING = re.compile(
     r"not support|unsupported|requires|not enabled|not available|not allowed|--jinja", re.I
 )
 
+#: An error body is only quoted (a few hundred characters): no need to hold a large one.
+_MAX_ERROR_BYTES = 1 << 20
+#: Never ask for fewer tokens than this, however small the window: an edit must fit.
+_MIN_OUTPUT_TOKENS = 256
+_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+
 _In = TypeVar("_In")
 _Out = TypeVar("_Out")
+
+
+class ProtocolPreferences(Protocol):
+    """Per-model protocol choices kept across runs (the state dir's `protocols.json`)."""
+
+    def prefers_text(self, key: str) -> bool: ...
+
+    def remember_text(self, key: str) -> None: ...
+
+
+def fitted_output_tokens(context_length: int | None) -> int:
+    """The `maxOutputTokens` default: the share of the context the history budget leaves free
+    for the answer (so prompt plus answer fit the window), at most DEFAULT_MAX_OUTPUT_TOKENS."""
+    context = context_length or DEFAULT_CONTEXT_LENGTH
+    reserve = math.ceil(context * ANSWER_RESERVE)
+    return max(_MIN_OUTPUT_TOKENS, min(DEFAULT_MAX_OUTPUT_TOKENS, reserve))
 
 
 @dataclass(frozen=True)
@@ -56,11 +81,16 @@ class HttpProvider(ABC):
         *,
         client: httpx.AsyncClient | None = None,
         stream: bool = True,
+        protocols: ProtocolPreferences | None = None,
     ) -> None:
         self.endpoint = Endpoint.from_settings(settings)
         self.stream = stream
         self._native_tools_setting = settings.native_tools
         self._context_setting = settings.context_length
+        self._max_output_setting = settings.max_output_tokens
+        self.temperature = settings.temperature
+        self._protocols = protocols
+        self._prose_models: set[str] = set()
         self._client = client
         self._owns_client = client is None
         self._discovered: dict[str, ModelCapabilities] = {}
@@ -96,17 +126,46 @@ class HttpProvider(ABC):
     # --- capabilities -----------------------------------------------------------------------
 
     async def capabilities(self) -> ModelCapabilities:
+        """The one place the protocol is chosen: what the server says, unless `nativeTools`
+        forces it, a model that answered in prose stays on the text protocol, and a server
+        that refused `tools` outright wins over everything."""
         discovered = await self._discovered_capabilities()
         native = discovered.native_tools
+        adaptive = native and self._native_tools_setting is None
         if self._native_tools_setting is not None:
             native = self._native_tools_setting
-        # A server that refused `tools` outright wins over the setting: forcing them again
-        # would only fail every turn.
+        elif native and self._prefers_text():
+            native = adaptive = False
+        # Forcing `tools` on a server that refused them would only fail every turn.
         if self.model in self._tools_rejected:
-            native = False
+            native = adaptive = False
         return discovered.model_copy(
-            update={"native_tools": native, "context_length": self._window(discovered)}
+            update={
+                "native_tools": native,
+                "context_length": self._window(discovered),
+                "adaptive_protocol": adaptive,
+            }
         )
+
+    def prefer_text_protocol(self) -> None:
+        """The loop's report that this model called tools only through the text protocol:
+        later runs start with it (remembered in the state dir when one is given)."""
+        self._prose_models.add(self.model)
+        if self._protocols is not None:
+            self._protocols.remember_text(self._protocol_key)
+
+    def _prefers_text(self) -> bool:
+        if self.model in self._prose_models:
+            return True
+        return self._protocols is not None and self._protocols.prefers_text(self._protocol_key)
+
+    @property
+    def _protocol_key(self) -> str:
+        return f"{self.endpoint.kind}:{self.model}"
+
+    def max_output_tokens(self, window: int | None) -> int:
+        """`maxOutputTokens`, else fitted to the window the run works with."""
+        return self._max_output_setting or fitted_output_tokens(window)
 
     def _window(self, discovered: ModelCapabilities) -> int | None:
         """The context the run budgets for: what the server reports, capped by the
@@ -190,8 +249,8 @@ class HttpProvider(ABC):
         response = await self._send("POST", path, body, stream=True)
         try:
             if response.is_error:
-                await response.aread()
-                raise await self._status_error(_error_reply(response), sent_tools=sent_tools)
+                reply = await self._error_reply(response)
+                raise await self._status_error(reply, sent_tools=sent_tools)
             yield response
         finally:
             await response.aclose()
@@ -205,10 +264,36 @@ class HttpProvider(ABC):
         sent_tools: bool = False,
     ) -> Any:
         """A plain request whose answer is one JSON document; call inside `_call()`."""
-        response = await self._send(method, path, body, stream=False)
-        if response.is_error:
-            raise await self._status_error(_error_reply(response), sent_tools=sent_tools)
-        return self._parsed(json.loads, response.text)
+        response = await self._send(method, path, body, stream=True)
+        try:
+            if response.is_error:
+                reply = await self._error_reply(response)
+                raise await self._status_error(reply, sent_tools=sent_tools)
+            text = await self.read_text(response)
+        finally:
+            await response.aclose()
+        return self._parsed(json.loads, text)
+
+    async def read_text(self, response: httpx.Response, limit: int = MAX_LINE_BYTES) -> str:
+        """The whole body of a streamed response, refusing one larger than `limit` bytes."""
+        body = bytearray()
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > limit:
+                raise self.endpoint.answer_too_large(limit)
+        return body.decode(response.encoding or "utf-8", errors="replace")
+
+    async def _error_reply(self, response: httpx.Response) -> ErrorReply:
+        body = bytearray()
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > _MAX_ERROR_BYTES:
+                break  # quoted only in part anyway
+        return ErrorReply(
+            status=response.status_code,
+            text=body.decode(response.encoding or "utf-8", errors="replace"),
+            retry_after=_retry_after(response.headers.get("retry-after")),
+        )
 
     async def _get_json(self, path: str) -> Any:
         """A GET whose answer is one JSON document, as a whole provider call."""
@@ -275,12 +360,37 @@ def _tls_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-def _error_reply(response: httpx.Response) -> ErrorReply:
-    return ErrorReply(
-        status=response.status_code,
-        text=response.text,
-        retry_after=_retry_after(response.headers.get("retry-after")),
-    )
+class LineReader:
+    """The lines of a streamed body (without their breaks: `\n`, `\r\n` or `\r`), none
+    held longer than `limit` bytes: a longer one ends the reading with `overflowed` set, since
+    holding it would grow memory with whatever the server sends."""
+
+    def __init__(self, response: httpx.Response, limit: int = MAX_LINE_BYTES) -> None:
+        self._response = response
+        self._limit = limit
+        self.overflowed = False
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        buffer = bytearray()
+        async for chunk in self._response.aiter_bytes():
+            buffer += chunk
+            start = 0
+            for found in _LINE_BREAK.finditer(buffer):
+                if found.group() == b"\r" and found.end() == len(buffer):
+                    break  # maybe the first half of a `\r\n` split between chunks
+                yield _decoded(buffer[start : found.start()])
+                start = found.end()
+            del buffer[:start]
+            if len(buffer) > self._limit:
+                self.overflowed = True
+                return
+        if buffer:
+            yield _decoded(buffer.rstrip(b"\r"))
+
+
+def _decoded(line: bytes | bytearray) -> str:
+    # JSON wire formats are UTF-8; a broken byte must not end the answer.
+    return line.decode("utf-8", errors="replace")
 
 
 def _retry_after(value: str | None) -> float | None:

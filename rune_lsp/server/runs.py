@@ -31,6 +31,7 @@ from rune_lsp.server.review import LspReviewer, ReviewDesk
 from rune_lsp.settings import Settings
 from rune_lsp.store.ownership import RunRegistry, SessionLock, new_session_id
 from rune_lsp.store.pending import PendingRun, PendingStore
+from rune_lsp.store.protocols import ProtocolMemory
 from rune_lsp.store.receipts import ReceiptStore
 from rune_lsp.store.scrub import secrets_in
 from rune_lsp.tools.executor import WorkspaceTools
@@ -255,13 +256,18 @@ class RunManager:
             settings.api_key,
             settings.request_timeout,
             settings.native_tools,
+            settings.context_length,
+            settings.max_output_tokens,
+            settings.temperature,
+            settings.resolved_state_dir,
         )
         if self._model is None or self._model[0] != key:
             if self._model is not None:
                 closing = asyncio.ensure_future(_close(self._model[1]))
                 self._closing.add(closing)
                 closing.add_done_callback(self._closing.discard)
-            self._model = (key, make_model(settings))
+            memory = ProtocolMemory(settings.resolved_state_dir)
+            self._model = (key, make_model(settings, protocols=memory))
         return self._model[1]
 
     def folders(self) -> list[Path]:

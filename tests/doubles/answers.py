@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from tests.doubles.replies import Endless
 
 
 @dataclass(frozen=True)
@@ -14,7 +18,7 @@ class Answer:
 
     `cut_after` closes the socket after that many chunks (or, for a body, after half of it);
     `hang_after` stops there and waits for the client to leave (0 with no chunks sent means
-    not even the status line).
+    not even the status line). `endless` makes chunk N after `chunks` for every N, for ever.
     """
 
     status: int = 200
@@ -25,6 +29,7 @@ class Answer:
     chunk_delay: float = 0.0
     cut_after: int | None = None
     hang_after: int | None = None
+    endless: Callable[[int], bytes] | None = None
 
 
 def json_answer(data: Any, status: int = 200, headers: tuple[tuple[str, str], ...] = ()) -> Answer:
@@ -42,3 +47,11 @@ def words(text: str | None) -> list[str]:
 
 def arguments_json(arguments: dict[str, Any] | str) -> str:
     return arguments if isinstance(arguments, str) else json.dumps(arguments)
+
+
+def endless_piece(endless: Endless, index: int) -> str:
+    """The text of an endless stream's chunk `index`: the same, or ~1 KB never seen before."""
+    if not endless.varying:
+        return endless.text
+    seed = hashlib.sha256(f"{endless.text}{index}".encode()).hexdigest()
+    return " ".join(hashlib.sha256(f"{seed}{n}".encode()).hexdigest() for n in range(16)) + " "

@@ -27,7 +27,7 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
@@ -38,6 +38,7 @@ from tests.doubles.replies import (
     Call,
     CutStream,
     Disconnect,
+    Endless,
     FailMidStream,
     Fault,
     Hang,
@@ -57,6 +58,7 @@ __all__ = [
     "Call",
     "CutStream",
     "Disconnect",
+    "Endless",
     "FailMidStream",
     "Fault",
     "Hang",
@@ -393,10 +395,24 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if index and answer.chunk_delay:
                 self._wait(answer.chunk_delay)
-            self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-            self.wfile.flush()
+            self._write_chunk(chunk)
+        if answer.endless is not None:
+            self._send_endless(answer.endless)
+            return
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+
+    def _write_chunk(self, chunk: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        self.wfile.flush()
+
+    def _send_endless(self, make: Callable[[int], bytes]) -> None:
+        """Chunks for as long as the client reads them (a write to a closed socket raises)."""
+        index = 0
+        while not self.server.double._stopping.is_set():
+            self._write_chunk(make(index))
+            index += 1
+        raise _Stopping
 
     def _send_body(self, answer: Answer) -> None:
         assert answer.body is not None

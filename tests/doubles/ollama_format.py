@@ -11,9 +11,10 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from tests.doubles.answers import Answer, json_answer, words
+from tests.doubles.answers import Answer, endless_piece, json_answer, words
 from tests.doubles.replies import (
     CutStream,
+    Endless,
     FailMidStream,
     Hang,
     HttpError,
@@ -111,7 +112,22 @@ def chat(item: Scripted, *, model: str, stream: bool, think: bool) -> Answer:
                 content_type=whole.content_type,
                 chunks=(*whole.chunks[:after], failure),
             )
+        case Endless():
+            return _endless(item, model=model, stream=stream)
     raise TypeError(f"cannot script {item!r}")
+
+
+def _endless(endless: Endless, *, model: str, stream: bool) -> Answer:
+    if not stream:
+        # One answer whose content string never closes.
+        start = f'{{"model": "{model}", "message": {{"role": "assistant", "content": "'.encode()
+        return Answer(chunks=(start,), endless=lambda i: endless_piece(endless, i).encode())
+
+    def piece(index: int) -> bytes:
+        chunk = _chunk(model, {"content": endless_piece(endless, index)})
+        return json.dumps(chunk).encode() + b"\n"
+
+    return Answer(content_type="application/x-ndjson", endless=piece)
 
 
 def _reply(reply: Reply, *, model: str, stream: bool, think: bool) -> Answer:

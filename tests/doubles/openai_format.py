@@ -13,9 +13,10 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from tests.doubles.answers import Answer, arguments_json, json_answer, words
+from tests.doubles.answers import Answer, arguments_json, endless_piece, json_answer, words
 from tests.doubles.replies import (
     CutStream,
+    Endless,
     FailMidStream,
     Hang,
     HttpError,
@@ -120,7 +121,30 @@ def chat(item: Scripted, *, model: str, stream: bool, include_usage: bool) -> An
                 content_type=whole.content_type,
                 chunks=(*whole.chunks[:after], failure),
             )
+        case Endless():
+            return _endless(item, model=model, stream=stream)
     raise TypeError(f"cannot script {item!r}")
+
+
+def _endless(endless: Endless, *, model: str, stream: bool) -> Answer:
+    if not stream:
+        # One completion whose content string never closes.
+        start = b'{"id": "chatcmpl-endless", "choices": [{"index": 0, "message": {"content": "'
+        return Answer(chunks=(start,), endless=lambda i: endless_piece(endless, i).encode())
+
+    def piece(index: int) -> bytes:
+        delta = {"content": endless_piece(endless, index)}
+        return _event_bytes(
+            {
+                "id": "chatcmpl-endless",
+                "object": "chat.completion.chunk",
+                "created": _CREATED,
+                "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+            }
+        )
+
+    return Answer(content_type="text/event-stream", endless=piece)
 
 
 def _reply(reply: Reply, *, model: str, stream: bool, include_usage: bool) -> Answer:

@@ -104,6 +104,16 @@ class FailMidStream:
     reply: Reply = Reply(text="an answer that fails part way")
 
 
+@dataclass(frozen=True)
+class Endless:
+    """A stream that never ends, as fast as the socket takes it: `text` again and again (a
+    model looping on one sentence), or with `varying`, a different piece every time (what no
+    repetition check catches: only a size cap stops it). Not streamed, the body never ends."""
+
+    text: str = "I will fix the bug now. "
+    varying: bool = False
+
+
 Fault = (
     HttpError
     | RateLimited
@@ -113,6 +123,7 @@ Fault = (
     | InvalidJson
     | Hang
     | FailMidStream
+    | Endless
 )
 Scripted = Reply | Fault
 

@@ -139,6 +139,8 @@ async def test_a_newer_run_on_the_same_document_supersedes_the_first(
     launch: Launch, double: ModelDouble
 ) -> None:
     double.script(Hang(), Reply(text="the second run"))
+    # A prose first answer gets a corrective turn (protocol choice): the model says it again.
+    double.default = Reply(text="the second run")
     editor = await launch("neovim")
     editor.open("app.py")
     first = editor.start_fix("app.py")
@@ -153,4 +155,5 @@ async def test_a_newer_run_on_the_same_document_supersedes_the_first(
     assert result.outcome == "completed" and result.answer == "the second run"
     assert superseded.run_id != result.run_id
     assert await asyncio.to_thread(double.wait_for_disconnect, WAIT) is not None
-    assert len(double.chat_requests) == 2
+    # One for the first run; three for the second (prose, then the two corrective turns).
+    assert len(double.chat_requests) == 4

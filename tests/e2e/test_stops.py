@@ -97,7 +97,8 @@ async def test_an_unreachable_provider_fails_the_run_with_what_to_do(
 async def test_a_bad_setting_is_named_its_default_kept_and_the_server_still_works(
     launch: Launch, double: ModelDouble
 ) -> None:
-    double.script(Reply(text="Nothing to change."))
+    # Said again on the corrective turns a prose first answer gets (protocol choice).
+    double.default = Reply(text="Nothing to change.")
     # Bad in both sources: the user hears about it once.
     editor = await launch(
         "vscode", settings={"maxIterations": 12}, configuration={"maxIterations": 12}

@@ -232,13 +232,22 @@ class ScriptedModel:
     final: ModelTurn = field(default_factory=lambda: ModelTurn(text="Done."))
     calls: list[ChatCall] = field(default_factory=list)
     entered_hang: asyncio.Event = field(default_factory=asyncio.Event)
+    adaptive_protocol: bool = False
+    prefers_text: bool = False  # set when the loop reported the text protocol worked better
 
     @classmethod
     def of(cls, *steps: ScriptStep, **options: Any) -> ScriptedModel:
         return cls(script=list(steps), **options)
 
     async def capabilities(self) -> ModelCapabilities:
-        return ModelCapabilities(native_tools=self.native_tools, context_length=self.context_length)
+        return ModelCapabilities(
+            native_tools=self.native_tools,
+            context_length=self.context_length,
+            adaptive_protocol=self.adaptive_protocol,
+        )
+
+    def prefer_text_protocol(self) -> None:
+        self.prefers_text = True
 
     async def chat(
         self,

@@ -74,7 +74,8 @@ async def test_request_maps_messages_tool_results_and_tools(
         ],
         "think": True,
         # Trained for 40,960 tokens; asked for the default window, never Ollama's own default.
-        "options": {"num_ctx": 8192},
+        # The output cap is fitted to that window (a quarter, at most 2048); sampling is low.
+        "options": {"num_ctx": 8192, "num_predict": 2048, "temperature": 0.2},
     }
 
 
@@ -96,7 +97,7 @@ async def test_the_window_asked_of_ollama_is_the_one_the_history_is_fitted_to(
 
     assert (await model.capabilities()).context_length == window
     await model.chat([Message(role="user", content="hi")], [])
-    assert double.last_chat_body()["options"] == {"num_ctx": window}
+    assert double.last_chat_body()["options"]["num_ctx"] == window
 
 
 async def test_no_tools_field_when_the_loop_sends_none(
@@ -195,7 +196,11 @@ async def test_capabilities_come_from_one_show_request(
 
     # 8192: the window asked of Ollama, not the 40960 the model was trained for.
     assert (
-        first == second == ModelCapabilities(native_tools=True, thinking=True, context_length=8192)
+        first
+        == second
+        == ModelCapabilities(
+            native_tools=True, thinking=True, context_length=8192, adaptive_protocol=True
+        )
     )
     shows = [r for r in double.requests if r.path == "/api/show"]
     assert [r.body for r in shows] == [{"model": "qwen3:14b"}]

@@ -90,6 +90,9 @@ async def test_streamed_request_maps_messages_tool_results_and_tools(
         ],
         "stream": True,
         "stream_options": {"include_usage": True},
+        # No window known yet: the cap fits the default one (a quarter of 8192).
+        "max_tokens": 2048,
+        "temperature": 0.2,
         "tools": [
             {
                 "type": "function",
@@ -181,7 +184,11 @@ async def test_capabilities_read_context_from_models_once(
     first = await model.capabilities()
     second = await model.capabilities()
 
-    assert first == second == ModelCapabilities(native_tools=True, context_length=40960)
+    assert (
+        first
+        == second
+        == ModelCapabilities(native_tools=True, context_length=40960, adaptive_protocol=True)
+    )
     assert [r.path for r in double.requests] == ["/v1/models"]
 
 
@@ -190,7 +197,7 @@ async def test_unlisted_model_has_unknown_context(double: ModelDouble, connect: 
 
     caps = await connect("openai", model="whatever.gguf").capabilities()
 
-    assert caps == ModelCapabilities(native_tools=True, context_length=None)
+    assert caps == ModelCapabilities(native_tools=True, context_length=None, adaptive_protocol=True)
 
 
 async def test_the_context_length_setting_caps_what_the_server_reports(

@@ -135,6 +135,9 @@ async def test_an_answer_cut_at_the_token_limit_is_still_a_turn(recording: Recor
 
     assert turn.finish_reason == "length"
     assert turn.text.strip()
+    # Known to the loop as cut, not as a clean answer (issue 16).
+    assert turn.cut is not None and turn.cut.reason == "length"
+    assert turn.cut.chars == len(turn.text)
 
 
 @pytest.mark.parametrize("recording", expecting("text_protocol_call"))

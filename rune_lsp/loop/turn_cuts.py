@@ -1,0 +1,50 @@
+"""What the loop does with an answer that was cut before the model finished it.
+
+Providers cut a stream at the per-turn size cap or when it degenerates into repetition, and the
+server may stop it at `maxOutputTokens` (`finish_reason: length`). Such an answer is never taken
+as a final one: the history keeps a bounded head of it, and the model's next turn starts with a
+notice saying why it was cut and how to answer instead.
+"""
+
+from __future__ import annotations
+
+from rune_lsp.loop.state import TurnCut
+
+#: Characters of a cut answer kept in the history: a degenerate one is mostly repetition, and
+#: every later request carries what is kept.
+KEPT_CUT_TEXT = 8_000
+
+_ADVICE = (
+    "Answer shorter: call one tool at a time, change a file with edit_file (only the lines "
+    "that change, not the whole file), and keep explanations to a few sentences."
+)
+
+
+def kept_text(text: str) -> str:
+    """The part of a cut answer the history keeps."""
+    if len(text) <= KEPT_CUT_TEXT:
+        return text
+    return text[:KEPT_CUT_TEXT] + f"\n[... {len(text) - KEPT_CUT_TEXT:,} more characters cut]"
+
+
+def cut_error(cut: TurnCut) -> str:
+    """The run's error when it ends on a cut answer."""
+    return f"the model's answer was cut {_why(cut)}"
+
+
+def cut_notice(cut: TurnCut) -> str:
+    """What the model is told before its next turn."""
+    if cut.reason == "repetition":
+        return (
+            f"[rune] Your previous answer was cut {_why(cut)}: it kept repeating the same "
+            "text. Do not repeat yourself. " + _ADVICE
+        )
+    return f"[rune] Your previous answer was cut {_why(cut)}. " + _ADVICE
+
+
+def _why(cut: TurnCut) -> str:
+    if cut.reason == "length":
+        return f"at the output limit (after {cut.chars:,} characters)"
+    if cut.reason == "size":
+        return f"at {cut.chars:,} characters, the most one answer may stream"
+    return f"after {cut.chars:,} characters"
