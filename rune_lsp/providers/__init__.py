@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import httpx
 
@@ -15,6 +15,9 @@ from rune_lsp.providers.ollama import OllamaModel
 from rune_lsp.providers.openai import OpenAIModel
 from rune_lsp.providers.transport import HttpProvider
 from rune_lsp.settings import Settings
+
+if TYPE_CHECKING:
+    from rune_lsp.providers.local import LocalHooks
 
 __all__ = ["ClosableModel", "OllamaModel", "OpenAIModel", "make_model"]
 
@@ -26,9 +29,19 @@ class ClosableModel(Model, Protocol):
 
 
 def make_model(
-    settings: Settings, *, client: httpx.AsyncClient | None = None, stream: bool = True
+    settings: Settings,
+    *,
+    client: httpx.AsyncClient | None = None,
+    stream: bool = True,
+    local: LocalHooks | None = None,
 ) -> HttpProvider:
-    """The provider for `settings.provider`; a given `client` is borrowed, never closed."""
+    """The provider for `settings.provider`; a given `client` is borrowed, never closed.
+    `local` says how the `local` provider reports its provisioning (default: silently)."""
     if settings.provider == "ollama":
         return OllamaModel(settings, client=client, stream=stream)
+    if settings.provider == "local":
+        # Imported here: only the local provider needs the process machinery.
+        from rune_lsp.providers.local import LocalModel
+
+        return LocalModel(settings, client=client, stream=stream, hooks=local)
     return OpenAIModel(settings, client=client, stream=stream)
