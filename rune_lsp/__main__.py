@@ -1,4 +1,5 @@
-"""Entry point: the language server on stdio (default), `check`, `fix`, `--version`.
+"""Entry point: the language server on stdio (default), `check`, `fix`, `setup-local`,
+`--version`.
 
 Imports are deferred to the branch that needs them: an editor waits for `initialize` on every
 start, and the terminal commands should not pay for pygls.
@@ -16,12 +17,13 @@ from rune_lsp import __version__
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line, `check` and `fix` included (their flags need pydantic)."""
-    from rune_lsp.cli.options import add_check_parser, add_fix_parser
+    from rune_lsp.cli.options import add_check_parser, add_fix_parser, add_setup_local_parser
 
     parser = _top_parser(add_help=True)
     commands = parser.add_subparsers(dest="command")
     add_check_parser(commands)
     add_fix_parser(commands)
+    add_setup_local_parser(commands)
     return parser
 
 

@@ -17,7 +17,7 @@ from rune_lsp.localmodel.download import ensure_model
 from rune_lsp.localmodel.lock import exclusive
 from rune_lsp.localmodel.progress import Cancel, Progress, ProvisionCancelled, Step
 from rune_lsp.localmodel.supervisor import Lease, ServerSpec, Supervisor
-from rune_lsp.modelfetch import CATALOGUE, ModelSpec, cache_root, model_path
+from rune_lsp.modelfetch import CATALOGUE, ModelSpec, cache_root, model_path, wheels_dir
 from rune_lsp.settings import Settings
 
 #: The context the server is started with unless `contextLength` says otherwise: a file, the
@@ -87,6 +87,24 @@ class LocalPlan:
                 f"({build.BUILD_MINUTES}; needs cmake, ninja and a C++ compiler)"
             )
         return " and ".join(parts) if parts else "everything is cached: it starts in seconds"
+
+    def disk_use(self) -> str:
+        """Where it lives and what it takes, for the user who wants the space back."""
+        binary = build.cached_binary(self.cache) if not self.server_path else None
+        places = [(model_path(self.model, self.cache), "model")]
+        places.append((wheels_dir(self.model, self.cache), "its downloaded parts"))
+        if binary is not None:
+            places.append((binary, "llama-server"))
+        shown = [f"{what} {path} ({_size(path) / 1e6:.0f} MB)" for path, what in places]
+        return "; ".join(shown)
+
+
+def _size(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    if path.is_dir():
+        return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    return 0
 
 
 def provision(plan: LocalPlan, *, progress: Progress, cancel: Cancel) -> Lease:

@@ -1,0 +1,60 @@
+"""Which provider a run uses when the user did not say: Ollama if it answers, else rune's own.
+
+Only a `provider` (and `baseUrl`) the user left unset is ever replaced. When Ollama does not
+answer, a local model that is already provisioned is used (and the user told so); one that is
+not is offered, with what it costs, and set up only when the user agrees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import httpx
+
+from rune_lsp.localmodel.provision import LocalPlan
+from rune_lsp.settings import Settings
+
+#: An Ollama that does not answer this fast is not running (it answers in milliseconds).
+_REACHABLE_TIMEOUT = 2.0
+
+
+@dataclass(frozen=True)
+class Resolution:
+    settings: Settings  # what to use now
+    note: str | None = None  # tell the user: what was chosen instead of what and why
+    offer: str | None = None  # not usable yet; what rune offers (set the local model up)
+
+    @property
+    def local(self) -> Settings:
+        """The settings with the `local` provider, for when the user accepts the offer."""
+        return self.settings.model_copy(update={"provider": "local"})
+
+
+def implicit(settings: Settings) -> bool:
+    """True when the user named neither a provider nor an endpoint: the default is ours."""
+    return not ({"provider", "base_url"} & settings.model_fields_set)
+
+
+async def ollama_reachable(settings: Settings) -> bool:
+    try:
+        async with httpx.AsyncClient(timeout=_REACHABLE_TIMEOUT, trust_env=False) as client:
+            await client.get(settings.resolved_base_url + "/api/version")
+    except httpx.HTTPError:
+        return False
+    return True
+
+
+async def resolve_provider(settings: Settings) -> Resolution:
+    if not implicit(settings) or await ollama_reachable(settings):
+        return Resolution(settings)
+    plan = LocalPlan.from_settings(settings)
+    down = f"Ollama is not running at {settings.resolved_base_url}"
+    if plan.provisioned:
+        note = f"{down}; using rune's local model instead ({plan.title}, llama-server)."
+        return Resolution(settings.model_copy(update={"provider": "local"}), note=note)
+    offer = (
+        f"{down}. rune can run a model itself instead: `rune-lsp setup-local` "
+        f"{plan.cost()}; later starts take seconds. Or start Ollama (`ollama serve`), or set "
+        "`provider` to your own server."
+    )
+    return Resolution(settings, offer=offer)
