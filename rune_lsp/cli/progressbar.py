@@ -14,7 +14,6 @@ from rune_lsp.localmodel.progress import Step
 
 _WIDTH = 24
 _REDRAW = 0.1  # seconds between redraws on a terminal
-_MB = 1e6
 
 
 class ProgressBar:
@@ -70,8 +69,4 @@ def render(step: Step) -> str:
         return step.message
     filled = percent * _WIDTH // 100
     bar = "[" + "#" * filled + "." * (_WIDTH - filled) + "]"
-    if step.unit == "bytes":
-        amount = f"{(step.done or 0) / _MB:.0f}/{(step.total or 0) / _MB:.0f} MB"
-    else:
-        amount = f"{step.done}/{step.total} steps"
-    return f"{bar} {percent:3d}%  {amount}  {step.message}"
+    return f"{bar} {percent:3d}%  {step.amount}  {step.message}"

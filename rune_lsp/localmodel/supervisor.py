@@ -9,6 +9,7 @@ session, so the Ctrl-C of the rune-lsp that started it does not take it from the
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import signal
@@ -84,7 +85,11 @@ class Supervisor:
             lease_file = self._users(spec.alias) / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
             lease_file.parent.mkdir(parents=True, exist_ok=True)
             lease_file.write_text("", encoding="utf-8")
-        return Lease(self, spec, record, lease_file)
+        lease = Lease(self, spec, record, lease_file)
+        # A rune-lsp that exits without closing its provider (the editor went away) still
+        # gives its lease back; only a hard kill leaves one, pruned by the next release.
+        atexit.register(lease.release)
+        return lease
 
     # --- records and leases -----------------------------------------------------------------
 
@@ -243,6 +248,7 @@ class Lease:
         if self.released:
             return False
         self.released = True
+        atexit.unregister(self.release)
         return self.supervisor.release(self)
 
 

@@ -22,7 +22,22 @@ _REACHABLE_TIMEOUT = 2.0
 class Resolution:
     settings: Settings  # what to use now
     note: str | None = None  # tell the user: what was chosen instead of what and why
-    offer: str | None = None  # not usable yet; what rune offers (set the local model up)
+    offered: LocalPlan | None = None  # not usable yet: the local model rune offers to set up
+    reason: str = ""  # why the offer: what did not answer
+
+    @property
+    def offer(self) -> str | None:
+        return self.offer_text("`rune-lsp setup-local`") if self.offered else None
+
+    def offer_text(self, how: str) -> str:
+        """The offer in one sentence; `how` names what the user does to accept it."""
+        plan = self.offered
+        assert plan is not None
+        return (
+            f"{self.reason}. rune can run a model itself instead: {how} {plan.cost()}; later "
+            "starts take seconds. Or start Ollama (`ollama serve`), or set `provider` to your "
+            "own server."
+        )
 
     @property
     def local(self) -> Settings:
@@ -52,9 +67,4 @@ async def resolve_provider(settings: Settings) -> Resolution:
     if plan.provisioned:
         note = f"{down}; using rune's local model instead ({plan.title}, llama-server)."
         return Resolution(settings.model_copy(update={"provider": "local"}), note=note)
-    offer = (
-        f"{down}. rune can run a model itself instead: `rune-lsp setup-local` "
-        f"{plan.cost()}; later starts take seconds. Or start Ollama (`ollama serve`), or set "
-        "`provider` to your own server."
-    )
-    return Resolution(settings, offer=offer)
+    return Resolution(settings, offered=plan, reason=down)

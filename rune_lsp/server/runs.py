@@ -20,10 +20,12 @@ from rune_lsp.loop.ports import Model
 from rune_lsp.loop.runtime import AgentLoop, LoopConfig
 from rune_lsp.loop.state import RunEvent, RunResult
 from rune_lsp.loop.task import FixTask
+from rune_lsp.providers.transport import HttpProvider
 from rune_lsp.runner.driver import RunDriver, RunMeta
 from rune_lsp.runner.verify import ShellVerifier
 from rune_lsp.server.app import RuneServer
 from rune_lsp.server.documents import LspDocuments, path_of
+from rune_lsp.server.localmodel import LocalSetup
 from rune_lsp.server.notices import RefusalNotice
 from rune_lsp.server.progress import RunProgress
 from rune_lsp.server.review import LspReviewer, ReviewDesk
@@ -53,14 +55,22 @@ class ActiveRun:
 
 
 class RunManager:
-    def __init__(self, server: RuneServer, documents: LspDocuments, desk: ReviewDesk) -> None:
+    def __init__(
+        self,
+        server: RuneServer,
+        documents: LspDocuments,
+        desk: ReviewDesk,
+        *,
+        local: LocalSetup | None = None,
+    ) -> None:
         self.server = server
+        self.local = local
         self.documents = documents
         self.desk = desk
         self.session = new_session_id()
         self.active: dict[str, ActiveRun] = {}
         self.registry = RunRegistry()
-        self._model: tuple[tuple[object, ...], Model] | None = None
+        self._model: tuple[tuple[object, ...], HttpProvider] | None = None
         self._receipts: ReceiptStore | None = None
         self._closing: set[asyncio.Future[None]] = set()
 
@@ -89,6 +99,9 @@ class RunManager:
         *,
         resumed: PendingRun | None = None,
     ) -> RunResult:
+        failed = await self._start_local(run_id)
+        if failed is not None:
+            return failed
         previous = self.registry.current(doc_key)
         if previous is not None and previous.run_id in self.active:
             self.cancel(previous.run_id, reason="superseded")
@@ -126,6 +139,27 @@ class RunManager:
             self.registry.release(doc_key, run_id, generation)
             progress.end(outcome)
 
+    async def _start_local(self, run_id: str) -> RunResult | None:
+        """Before a run on the `local` provider: its model server, built, fetched and started
+        under a progress of its own when needed. The failed result when it cannot start."""
+        from rune_lsp.loop.ports import ModelError
+        from rune_lsp.providers.local import LocalModel
+
+        model = self.model(self.server.settings)
+        if not isinstance(model, LocalModel) or self.local is None:
+            return None
+        try:
+            await self.local.start(model)
+        except ModelError as exc:
+            RefusalNotice(self.server).tell(f"rune: the local model could not start: {exc}")
+            return RunResult(
+                run_id=run_id,
+                outcome="failed",
+                error=str(exc),
+                iteration_budget=self.server.settings.max_iterations,
+            )
+        return None
+
     def _driver(self, run_id: str, path: Path, task: str, progress: RunProgress) -> RunDriver:
         settings = self.server.settings
         tools = self.tools_for(path)
@@ -142,8 +176,9 @@ class RunManager:
             progress.report(event)
             notice(event)
 
+        model = self.model(settings)
         loop = AgentLoop(
-            self.model(settings),
+            model,
             tools,
             LoopConfig(
                 max_iterations=settings.max_iterations,
@@ -174,8 +209,9 @@ class RunManager:
             reviewer=reviewer,
             meta=RunMeta(
                 provider=settings.provider,
-                model=settings.model,
-                base_url=settings.resolved_base_url,
+                # What actually runs: for `local`, its model and the port it got.
+                model=model.model,
+                base_url=model.endpoint.base_url,
                 task=task,
                 document_uri=self.documents.uri_for(path),
                 document_path=str(path),
@@ -243,7 +279,7 @@ class RunManager:
 
     # --- what runs are built from ----------------------------------------------------------------
 
-    def model(self, settings: Settings) -> Model:
+    def model(self, settings: Settings) -> HttpProvider:
         from rune_lsp.providers import make_model
 
         key = (
@@ -253,13 +289,19 @@ class RunManager:
             settings.api_key,
             settings.request_timeout,
             settings.native_tools,
+            settings.context_length,
+            settings.local_model,
+            settings.local_server_path,
+            settings.local_port,
+            settings.local_threads,
         )
         if self._model is None or self._model[0] != key:
             if self._model is not None:
                 closing = asyncio.ensure_future(_close(self._model[1]))
                 self._closing.add(closing)
                 closing.add_done_callback(self._closing.discard)
-            self._model = (key, make_model(settings))
+            hooks = self.local.hooks() if self.local is not None else None
+            self._model = (key, make_model(settings, local=hooks))
         return self._model[1]
 
     def folders(self) -> list[Path]:
