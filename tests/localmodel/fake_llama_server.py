@@ -2,7 +2,7 @@
 
 Run as `python fake_llama_server.py …` through a wrapper script (tests/localmodel/fakes.py).
 FAKE_LLAMA_MODE changes its behaviour: `old` (a --help without --jinja), `exit` (dies while
-starting), `crash-after-start` (dies when it gets its first chat). FAKE_LLAMA_STARTS, when
+starting), `crash-after-start` (dies when it gets its first chat), `hang` (never listens). FAKE_LLAMA_STARTS, when
 set, is a file that gets one line per start (to count restarts).
 """
 
@@ -31,6 +31,10 @@ def main() -> int:
     if starts:
         with open(starts, "a", encoding="utf-8") as record:
             record.write(f"{os.getpid()}\n")
+    if MODE == "hang":  # never becomes healthy
+        import time
+
+        time.sleep(3600)
     if MODE == "exit":
         print("llama_model_load: error loading model: tensor data is not within bounds")
         return 1

@@ -1,0 +1,75 @@
+"""The editor with no provider set and no Ollama: offered the local model, or switched to it
+when it is already provisioned (and told so)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from rune_lsp.providers import resolve
+from rune_lsp.server import create_server
+from rune_lsp.server.app import RuneServer
+from tests.localmodel.fakes import fake_binary, fake_model
+
+from .capture import Capture
+
+
+@pytest.fixture(autouse=True)
+def _no_ollama(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    async def unreachable(settings: object) -> bool:
+        return False
+
+    monkeypatch.setattr(resolve, "ollama_reachable", unreachable)
+    monkeypatch.setenv("RUNE_CACHE_DIR", str(tmp_path / "cache"))
+    for key in ("RUNE_PROVIDER", "RUNE_BASE_URL"):
+        monkeypatch.delenv(key, raising=False)
+
+
+def _receive(server: RuneServer, message: dict[str, object]) -> None:
+    server.protocol.handle_message(server.protocol.structure_message(message))
+
+
+async def _start(options: dict[str, object]) -> tuple[RuneServer, Capture]:
+    server = create_server()
+    capture = Capture()
+    server.protocol.set_writer(capture)
+    params = {"capabilities": {}, "initializationOptions": {"rune": options}}
+    _receive(server, {"jsonrpc": "2.0", "id": 1, "method": types.INITIALIZE, "params": params})
+    _receive(server, {"jsonrpc": "2.0", "method": types.INITIALIZED, "params": {}})
+    for _ in range(50):
+        await asyncio.sleep(0.01)
+    return server, capture
+
+
+async def test_the_editor_offers_to_set_up_the_local_model(tmp_path: Path) -> None:
+    server, capture = await _start({"stateDir": str(tmp_path / "state")})
+    [offer] = [m for m in capture.messages if m.get("method") == types.WINDOW_SHOW_MESSAGE_REQUEST]
+    params = offer["params"]
+    assert isinstance(params, dict)
+    assert "Ollama is not running at http://127.0.0.1:11434" in params["message"]
+    assert (
+        "`Set up local model` downloads Qwen2.5-Coder-1.5B-Instruct (1.1 GB)" in params["message"]
+    )
+    assert [a["title"] for a in params["actions"]] == ["Set up local model", "Not now"]
+    assert server.settings.provider == "ollama"  # nothing changes before the user says so
+
+
+async def test_a_provisioned_local_model_is_used_and_the_user_told(tmp_path: Path) -> None:
+    fake_model(tmp_path / "cache", "qwen-1.5b")
+    binary = fake_binary(tmp_path / "bin")
+    server, capture = await _start(
+        {"stateDir": str(tmp_path / "state"), "localServerPath": str(binary)}
+    )
+    assert server.settings.provider == "local"
+    shown = [str(p) for p in capture.shown()]
+    assert any("using rune's local model instead" in text for text in shown)
+    assert not [m for m in capture.messages if m.get("method") == types.WINDOW_SHOW_MESSAGE_REQUEST]
+
+
+async def test_a_provider_the_user_set_gets_no_offer(tmp_path: Path) -> None:
+    server, capture = await _start({"stateDir": str(tmp_path / "state"), "provider": "ollama"})
+    assert not [m for m in capture.messages if m.get("method") == types.WINDOW_SHOW_MESSAGE_REQUEST]
+    assert server.settings.provider == "ollama"
