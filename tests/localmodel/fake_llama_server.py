@@ -2,8 +2,8 @@
 
 Run as `python fake_llama_server.py …` through a wrapper script (tests/localmodel/fakes.py).
 FAKE_LLAMA_MODE changes its behaviour: `old` (a --help without --jinja), `exit` (dies while
-starting), `crash-after-start` (dies when it gets its first chat), `hang` (never listens). FAKE_LLAMA_STARTS, when
-set, is a file that gets one line per start (to count restarts).
+starting), `crash-after-start` (dies when it gets its first chat), `hang` (never listens).
+FAKE_LLAMA_STARTS, when set, is a file that gets one line per start (to count restarts).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -32,6 +32,13 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     )
 
 
+async def _until(condition: Callable[[], bool], seconds: float = 10) -> None:
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+
+
 ASK = [Message(role="user", content="Reply with the single word: ok")]
 
 
@@ -44,8 +51,7 @@ async def test_a_crashed_server_is_restarted_once_and_the_user_told(settings: Se
         lease = await model.ensure_started()
         first_url = model.endpoint.base_url
         os.kill(lease.record.pid, signal.SIGKILL)
-        while _alive(lease.record.pid):
-            await asyncio.sleep(0.05)
+        await _until(lambda: not _alive(lease.record.pid))
 
         assert (await model.chat(ASK, [])).text == "ok"
         [notice] = notices
@@ -78,9 +84,7 @@ async def test_cancelling_the_start_stops_the_server_it_started(
     model = make_model(settings)
     assert isinstance(model, LocalModel)
     task = asyncio.ensure_future(model.ensure_started())
-    deadline = time.monotonic() + 10
-    while not starts.exists() and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)  # the fake server runs but never becomes healthy
+    await _until(starts.exists)  # the fake server runs but never becomes healthy
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
