@@ -22,6 +22,9 @@ def render_result(result: RunResult) -> str:
     lines.append(outcome)
     for edit in result.edits:
         lines.append(f"  {edit.status:<8} {edit.tool} {edit.path}")
+    if not result.edits:
+        # Said outright: a completed run without an edit changed nothing, and no check ran.
+        lines.append("edits: none proposed, no file changed")
     if result.verified is not None:
         lines.append(f"verified: {'yes' if result.verified else 'no'}")
     if result.receipt:

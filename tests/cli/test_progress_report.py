@@ -95,7 +95,9 @@ def test_render_result() -> None:
 
 def test_render_result_without_answer_or_check() -> None:
     bare = RunResult(run_id="r", outcome="cancelled", iteration_budget=8)
-    assert render_result(bare) == "outcome: cancelled (step 0/8)\n"
+    assert render_result(bare) == (
+        "outcome: cancelled (step 0/8)\nedits: none proposed, no file changed\n"
+    )
 
 
 def test_result_json_is_camel_case() -> None:
