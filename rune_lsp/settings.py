@@ -61,7 +61,7 @@ class Settings(BaseModel):
     base_url: str | None = Field(
         None,
         description="Provider endpoint. Default `http://127.0.0.1:11434` (ollama) or "
-        "`http://127.0.0.1:8080/v1` (openai).",
+        "`http://127.0.0.1:8080/v1` (openai); `local` picks its own.",
     )
     model: str = Field("qwen3:14b", min_length=1, description="Model name.")
     api_key: str | None = Field(

