@@ -64,6 +64,11 @@ class LocalModel(OpenAIModel):
         self._lease: Lease | None = None
         self._starting = asyncio.Lock()
 
+    @property
+    def started(self) -> bool:
+        """A server is leased (it may still have died since: a request finds that out)."""
+        return self._lease is not None
+
     async def ensure_started(self) -> Lease:
         """The lease on a running server, provisioning it on first use."""
         async with self._starting:

@@ -51,6 +51,8 @@ class LocalSetup:
         when it fails or the user cancels that progress."""
         from rune_lsp.providers.local import LocalModelUnavailable
 
+        if model.started:  # every run after the first: nothing to show
+            return
         self._loop = asyncio.get_running_loop()
         token = f"rune/local/{uuid.uuid4().hex[:8]}"
         started = await self._begin(token, f"Rune: starting the local model ({model.model})")

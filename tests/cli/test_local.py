@@ -139,3 +139,14 @@ def test_the_bar_on_a_terminal_and_the_lines_in_a_log() -> None:
     lines = log.getvalue().splitlines()
     assert len(lines) == 11
     assert lines[-1].endswith("100%  100/100 steps  compiling llama-server")
+
+
+def test_check_on_an_unprovisioned_local_provider_says_how_to_set_it_up(
+    rune: RunCli, cache: Path
+) -> None:
+    finished = rune("check", env={"RUNE_PROVIDER": "local", "RUNE_CACHE_DIR": str(cache)})
+    assert finished.returncode == 1
+    assert "local (Qwen2.5-Coder-1.5B-Instruct) is not set up yet: `rune-lsp setup-local`" in (
+        finished.stdout
+    )
+    assert not (cache / "models").exists()  # check never provisions

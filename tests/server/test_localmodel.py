@@ -73,3 +73,33 @@ async def test_a_provider_the_user_set_gets_no_offer(tmp_path: Path) -> None:
     server, capture = await _start({"stateDir": str(tmp_path / "state"), "provider": "ollama"})
     assert not [m for m in capture.messages if m.get("method") == types.WINDOW_SHOW_MESSAGE_REQUEST]
     assert server.settings.provider == "ollama"
+
+
+async def test_rune_setup_local_starts_it_and_makes_it_the_default(tmp_path: Path) -> None:
+    fake_model(tmp_path / "cache", "qwen-1.5b")
+    binary = fake_binary(tmp_path / "bin")
+    server, capture = await _start(
+        {"stateDir": str(tmp_path / "state"), "localServerPath": str(binary), "provider": None}
+    )
+    request = {"command": "rune.setupLocal", "arguments": []}
+    answer = await _ask(server, capture, 7, types.WORKSPACE_EXECUTE_COMMAND, request)
+    assert answer == {"ready": True, "error": None}
+    assert server.settings.provider == "local"
+    assert any("the local model qwen-1.5b is ready" in str(p) for p in capture.shown())
+    state = tmp_path / "state" / "local-model"
+    assert len(list(state.glob("*.json"))) == 1
+
+    await _ask(server, capture, 8, types.SHUTDOWN, None)  # the last user: it stops the server
+    assert not list(state.glob("*.json"))
+
+
+async def _ask(
+    server: RuneServer, capture: Capture, id: int, method: str, params: object
+) -> object:
+    _receive(server, {"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+    for _ in range(300):
+        await asyncio.sleep(0.05)
+        answer = next((m for m in capture.messages if m.get("id") == id and "result" in m), None)
+        if answer is not None:
+            return answer["result"]
+    raise AssertionError(f"no answer to {method}")
