@@ -21,6 +21,7 @@ import tarfile
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 from rune_lsp.localmodel.disk import is_disk_full, need_space
 from rune_lsp.localmodel.errors import BuildFailed, BuildToolsMissing, DiskFull, UnusableBinary
@@ -163,7 +164,7 @@ class _Builder:
     def __init__(
         self,
         work: Path,
-        log: object,
+        log: TextIO,
         log_path: Path,
         progress: Progress,
         cancel: Cancel,
@@ -176,8 +177,10 @@ class _Builder:
         self.cancel = cancel
         self.python = python
 
-    def _run(self, what: str, command: list[str], **kwargs: object) -> None:
-        status = run_watched(command, cancel=self.cancel, log=self.log, **kwargs)  # type: ignore[arg-type]
+    def _run(
+        self, what: str, command: list[str], on_line: Callable[[str], None] | None = None
+    ) -> None:
+        status = run_watched(command, cancel=self.cancel, log=self.log, on_line=on_line)
         if status != 0:
             raise BuildFailed(
                 f"{what} failed (exit {status}); the end of {self.log_path}:\n{tail(self.log_path)}"

@@ -1,7 +1,9 @@
 """One llama-server per model, shared by every rune-lsp on the machine, stopped with the last.
 
-The state directory holds, per model alias, a record of the running server (`<alias>.json`:
-pid, port, binary, model, log) and one lease file per rune-lsp using it (`<alias>.users/`).
+The state directory holds, per server (`key`: the model alias and a digest of what it runs
+with), a record of the running server (`<key>.json`: pid, port, binary, model, log) and one
+lease file per rune-lsp using it (`<key>.users/`). Two editors with different settings (say
+another `contextLength`) get two servers rather than one stopping the other's.
 Everything that reads or changes them holds `supervisor.lock`. A lease whose process died is
 pruned; the server stops when a release leaves no live lease. The server is started in its own
 session, so the Ctrl-C of the rune-lsp that started it does not take it from the others.
@@ -10,6 +12,7 @@ session, so the Ctrl-C of the rune-lsp that started it does not take it from the
 from __future__ import annotations
 
 import atexit
+import hashlib
 import json
 import os
 import signal
@@ -48,6 +51,11 @@ class ServerSpec:
     threads: int
     context: int
 
+    @property
+    def key(self) -> str:
+        what = f"{self.binary}|{self.model}|{self.context}|{self.threads}"
+        return f"{self.alias}-{hashlib.sha256(what.encode()).hexdigest()[:8]}"
+
     def command(self, port: int) -> list[str]:
         # --jinja: the model's own chat template, which carries its tool-call format.
         # --parallel 1: one slot gets the whole context; requests queue.
@@ -63,6 +71,7 @@ class Record:
     pid: int
     port: int
     alias: str
+    key: str
     binary: str
     model: str
     log: str
@@ -82,7 +91,7 @@ class Supervisor:
             record = self._healthy_record(spec)
             if record is None:
                 record = self._start(spec, progress, cancel)
-            lease_file = self._users(spec.alias) / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+            lease_file = self._users(spec.key) / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
             lease_file.parent.mkdir(parents=True, exist_ok=True)
             lease_file.write_text("", encoding="utf-8")
         lease = Lease(self, spec, record, lease_file)
@@ -93,27 +102,27 @@ class Supervisor:
 
     # --- records and leases -----------------------------------------------------------------
 
-    def _record_path(self, alias: str) -> Path:
-        return self.root / f"{alias}.json"
+    def _record_path(self, key: str) -> Path:
+        return self.root / f"{key}.json"
 
-    def _users(self, alias: str) -> Path:
-        return self.root / f"{alias}.users"
+    def _users(self, key: str) -> Path:
+        return self.root / f"{key}.users"
 
-    def read_record(self, alias: str) -> Record | None:
+    def read_record(self, key: str) -> Record | None:
         try:
-            return Record(**json.loads(self._record_path(alias).read_text(encoding="utf-8")))
+            return Record(**json.loads(self._record_path(key).read_text(encoding="utf-8")))
         except (OSError, ValueError, TypeError):
             return None
 
     def _write_record(self, record: Record) -> None:
-        path = self._record_path(record.alias)
+        path = self._record_path(record.key)
         partial = path.with_suffix(".json.partial")
         partial.write_text(json.dumps(asdict(record)), encoding="utf-8")
         partial.replace(path)
 
-    def live_leases(self, alias: str) -> list[Path]:
+    def live_leases(self, key: str) -> list[Path]:
         """The leases of processes still alive; the others are removed."""
-        directory = self._users(alias)
+        directory = self._users(key)
         live = []
         for lease in sorted(directory.glob("*")) if directory.is_dir() else []:
             pid = lease.name.split("-")[0]
@@ -124,7 +133,7 @@ class Supervisor:
         return live
 
     def _healthy_record(self, spec: ServerSpec) -> Record | None:
-        record = self.read_record(spec.alias)
+        record = self.read_record(spec.key)
         if record is None:
             return None
         same = record.binary == str(spec.binary) and record.model == str(spec.model)
@@ -153,7 +162,7 @@ class Supervisor:
 
     def _launch(self, spec: ServerSpec, port: int, cancel: Cancel) -> Record:
         self.root.mkdir(parents=True, exist_ok=True)
-        log_path = self.root / f"{spec.alias}.log"
+        log_path = self.root / f"{spec.key}.log"
         with log_path.open("wb") as log:
             child = subprocess.Popen(
                 spec.command(port),
@@ -164,7 +173,7 @@ class Supervisor:
             )
         _CHILDREN[child.pid] = child
         record = Record(
-            child.pid, port, spec.alias, str(spec.binary), str(spec.model), str(log_path)
+            child.pid, port, spec.alias, spec.key, str(spec.binary), str(spec.model), str(log_path)
         )
         try:
             _wait_healthy(child, record, cancel)
@@ -179,17 +188,17 @@ class Supervisor:
         if _alive(record.pid) and _is_server(record):
             _terminate(record.pid)
         _CHILDREN.pop(record.pid, None)
-        current = self.read_record(record.alias)
+        current = self.read_record(record.key)
         if current is not None and current.pid == record.pid:
-            self._record_path(record.alias).unlink(missing_ok=True)
+            self._record_path(record.key).unlink(missing_ok=True)
 
     def release(self, lease: Lease) -> bool:
         """Drop `lease`; stop the server when no live lease is left. True when it stopped."""
         with exclusive(self.root / "supervisor.lock"):
             lease.file.unlink(missing_ok=True)
-            if self.live_leases(lease.spec.alias):
+            if self.live_leases(lease.spec.key):
                 return False
-            record = self.read_record(lease.spec.alias)
+            record = self.read_record(lease.spec.key)
             if record is not None:
                 self._stop(record)
             return True
@@ -197,7 +206,7 @@ class Supervisor:
     def revive(self, lease: Lease) -> Record | None:
         """A new server when the lease's one has died (None while it still runs)."""
         with exclusive(self.root / "supervisor.lock"):
-            current = self.read_record(lease.spec.alias)
+            current = self.read_record(lease.spec.key)
             moved_on = current is not None and current.pid != lease.record.pid
             if moved_on and current is not None and _alive(current.pid) and _serves(current):
                 return current  # another rune-lsp restarted it already

@@ -101,7 +101,7 @@ async def test_fix_this_runs_on_the_local_model_server(lease: Lease, tmp_path: P
             running = editor.start_fix("calc.py", instruction="add(2, 3) returns -1. Fix it.")
             result = await running.result(within=1800)
         # The language server joined the test's server rather than starting its own.
-        assert len(Supervisor(state_dir).live_leases(MODEL)) == 2
+        assert len(Supervisor(state_dir).live_leases(lease.spec.key)) == 2
 
     receipt = assert_run_invariants(result, context)
     assert result.outcome != "failed" or "iteration limit" in (result.error or ""), result.error
@@ -112,4 +112,4 @@ async def test_fix_this_runs_on_the_local_model_server(lease: Lease, tmp_path: P
         assert result.verified is True
     await asyncio.sleep(0)
     # The editor is gone; the test's lease is the last one, and releasing it stops the server.
-    assert Supervisor(state_dir).live_leases(MODEL) == [lease.file]
+    assert Supervisor(state_dir).live_leases(lease.spec.key) == [lease.file]

@@ -8,6 +8,7 @@ import signal
 import socket
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -24,6 +25,10 @@ from tests.localmodel.fakes import fake_binary, plan
 def _mode(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.delenv("FAKE_LLAMA_MODE", raising=False)
     yield
+
+
+def _records(state_dir: Path) -> list[Path]:
+    return sorted((state_dir / "local-model").glob("*.json"))
 
 
 def _kill(pid: int) -> None:
@@ -49,7 +54,7 @@ def test_two_users_share_one_server_and_the_last_one_stops_it(tmp_path: Path) ->
         assert second.record.pid == first.record.pid  # joined, not started again
         assert second.base_url == first.base_url
         assert _healthy(first.base_url)
-        record = Supervisor(chosen.state_dir).read_record("qwen-0.5b")
+        record = Supervisor(chosen.state_dir).read_record(first.spec.key)
         assert record is not None and record.port == first.record.port
 
         assert first.release() is False  # the second still uses it
@@ -60,7 +65,7 @@ def test_two_users_share_one_server_and_the_last_one_stops_it(tmp_path: Path) ->
     assert stopped is True
     assert not _alive(first.record.pid)
     assert not _healthy(first.base_url)
-    assert Supervisor(chosen.state_dir).read_record("qwen-0.5b") is None
+    assert _records(chosen.state_dir) == []
 
 
 def test_a_lease_of_a_dead_process_does_not_keep_the_server(tmp_path: Path) -> None:
@@ -82,7 +87,7 @@ def test_a_configured_port_that_is_taken_is_refused_clearly(tmp_path: Path) -> N
         chosen = plan(tmp_path, fake_binary(tmp_path / "bin"), port=port)
         with pytest.raises(PortTaken, match=f"port {port} on 127.0.0.1 is taken.*localPort"):
             provision(chosen, progress=no_progress, cancel=Cancel())
-    assert Supervisor(chosen.state_dir).read_record("qwen-0.5b") is None
+    assert _records(chosen.state_dir) == []
 
 
 def test_a_server_that_exits_while_starting_is_reported_with_its_log(
@@ -92,7 +97,7 @@ def test_a_server_that_exits_while_starting_is_reported_with_its_log(
     chosen = plan(tmp_path, fake_binary(tmp_path / "bin"))
     with pytest.raises(ServerFailed, match=r"(?s)exited \(exit status 1\).*not within bounds"):
         provision(chosen, progress=no_progress, cancel=Cancel())
-    assert Supervisor(chosen.state_dir).read_record("qwen-0.5b") is None
+    assert _records(chosen.state_dir) == []
 
 
 def test_a_crashed_server_is_restarted_once_then_reported(
@@ -131,3 +136,20 @@ def test_a_stale_record_of_a_dead_server_is_replaced(tmp_path: Path) -> None:
             again.release()
     finally:
         lease.release()
+
+
+def test_other_settings_get_their_own_server_and_leave_the_first_alone(tmp_path: Path) -> None:
+    chosen = plan(tmp_path, fake_binary(tmp_path / "bin"))
+    first = provision(chosen, progress=no_progress, cancel=Cancel())
+    try:
+        other = provision(replace(chosen, context=4096), progress=no_progress, cancel=Cancel())
+        try:
+            assert other.record.pid != first.record.pid
+            assert _healthy(first.base_url) and _healthy(other.base_url)
+            assert len(_records(chosen.state_dir)) == 2
+        finally:
+            other.release()
+        assert _healthy(first.base_url)
+    finally:
+        first.release()
+    assert _records(chosen.state_dir) == []

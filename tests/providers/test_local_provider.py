@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rune_lsp.localmodel.supervisor import Supervisor, _alive
+from rune_lsp.localmodel.supervisor import _alive
 from rune_lsp.loop.state import Message
 from rune_lsp.providers import make_model
 from rune_lsp.providers.local import LocalHooks, LocalModel, LocalModelUnavailable
@@ -60,7 +60,7 @@ async def test_a_crashed_server_is_restarted_once_and_the_user_told(settings: Se
         assert lease.base_url != first_url or lease.restarts == 1
     finally:
         await model.aclose()
-    assert Supervisor(Path(settings.state_dir or "")).read_record("qwen-0.5b") is None
+    assert not list((Path(settings.state_dir or "") / "local-model").glob("*.json"))
 
 
 async def test_a_binary_that_is_too_old_fails_the_call_with_the_reason(
@@ -91,4 +91,4 @@ async def test_cancelling_the_start_stops_the_server_it_started(
     await model.aclose()
     [pid] = [int(line) for line in starts.read_text().split()]
     assert not _alive(pid)
-    assert Supervisor(Path(settings.state_dir or "")).read_record("qwen-0.5b") is None
+    assert not list((Path(settings.state_dir or "") / "local-model").glob("*.json"))
