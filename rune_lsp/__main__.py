@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -71,8 +72,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_command(args)
     from rune_lsp.server import create_server
 
+    # SIGTERM (an editor stopping its server) ends it like `exit`: the server shuts down and
+    # gives back its lease on the local model server, which stops when nobody else uses it.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     create_server().start_io()
     return 0
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 if __name__ == "__main__":

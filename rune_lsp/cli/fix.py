@@ -97,8 +97,22 @@ async def fix(
     err.write(f"rune-lsp fix {shown} · {settings.provider} {model.model}\n")
     try:
         if isinstance(model, LocalModel):
-            try:  # before the run: its progress lines would break into the progress bar's line
-                await model.ensure_started()
+            # Before the run: its progress lines would break into the progress bar's line.
+            # Ctrl-C / SIGTERM stop the set-up as they stop a run: what is finished stays.
+            starting = asyncio.ensure_future(model.ensure_started())
+            try:
+                with interrupt.cancelling(starting):
+                    await starting
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise
+                return RunResult(
+                    run_id=run_id,
+                    outcome="cancelled",
+                    error="cancelled while the local model was being set up",
+                    iteration_budget=settings.max_iterations,
+                )
             except ModelError as exc:
                 err.write(f"rune-lsp fix {shown}: the local model could not start: {exc}\n")
                 return RunResult(

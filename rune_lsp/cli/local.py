@@ -8,15 +8,18 @@ import argparse
 import asyncio
 import os
 import sys
-from typing import TextIO
+from collections.abc import Coroutine
+from typing import Any, TextIO, TypeVar
 
-from rune_lsp.cli.errors import EXIT_FAILED, EXIT_OK
+from rune_lsp.cli.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from rune_lsp.cli.options import settings_from
 from rune_lsp.cli.progressbar import ProgressBar
 from rune_lsp.localmodel.provision import LocalPlan
 from rune_lsp.providers.local import LocalHooks
 from rune_lsp.providers.resolve import resolve_provider
 from rune_lsp.settings import Settings
+
+_T = TypeVar("_T")
 
 
 def hooks_for(err: TextIO) -> tuple[LocalHooks, ProgressBar]:
@@ -49,6 +52,15 @@ def provider_for_fix(settings: Settings, *, preset: bool | None, err: TextIO) ->
     return None
 
 
+async def _interruptible(work: Coroutine[Any, Any, _T]) -> _T:
+    """`work`, cancelled (and so stopping the build or download) by Ctrl-C or SIGTERM."""
+    from rune_lsp.cli.interrupt import Interrupt
+
+    task = asyncio.ensure_future(work)
+    with Interrupt(sys.stderr).cancelling(task):
+        return await task
+
+
 def _ask_yes(question: str, err: TextIO, fd: int = 0) -> bool:
     """One line from a terminal's stdin; anything but y/yes, or no terminal at all, is no."""
     try:
@@ -74,7 +86,11 @@ def run_setup_local(args: argparse.Namespace) -> int:
     print(f"rune-lsp setup-local: {plan.title} on llama.cpp's llama-server; {plan.cost()}.")
     hooks, bar = hooks_for(sys.stderr)
     try:
-        report = asyncio.run(probe(settings, local=hooks))
+        report = asyncio.run(_interruptible(probe(settings, local=hooks)))
+    except asyncio.CancelledError:
+        bar.finish()
+        print("rune-lsp setup-local: stopped; what was finished is kept, run it again to resume.")
+        return EXIT_INTERRUPTED
     finally:
         bar.finish()
     print(render_report(report))

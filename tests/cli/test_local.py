@@ -4,6 +4,11 @@ is set and Ollama does not answer (offered with its cost; used once it is provis
 from __future__ import annotations
 
 import io
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -11,6 +16,7 @@ import pytest
 from rune_lsp.cli.progressbar import ProgressBar
 from rune_lsp.localmodel.progress import Step
 from rune_lsp.providers import resolve
+from tests.cli.cli_process import clean_environ
 from tests.cli.conftest import RunCli
 from tests.localmodel.fakes import fake_binary, fake_model
 
@@ -150,3 +156,52 @@ def test_check_on_an_unprovisioned_local_provider_says_how_to_set_it_up(
         finished.stdout
     )
     assert not (cache / "models").exists()  # check never provisions
+
+
+def _wait_for(path: Path, seconds: float = 20) -> None:
+    for _ in range(int(seconds / 0.05)):
+        if path.exists() and path.read_text().strip():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{path} never appeared")
+
+
+def test_sigterm_during_setup_stops_it_and_the_server_it_started(
+    tmp_path: Path, cache: Path
+) -> None:
+    fake_model(cache, "qwen-1.5b")
+    binary = fake_binary(tmp_path / "bin")
+    starts = tmp_path / "starts"
+    env = clean_environ(
+        {
+            "RUNE_CACHE_DIR": str(cache),
+            "RUNE_STATE_DIR": str(tmp_path / "state"),
+            "FAKE_LLAMA_MODE": "hang",  # started, never healthy: setup is still waiting
+            "FAKE_LLAMA_STARTS": str(starts),
+        }
+    )
+    command = [sys.executable, "-m", "rune_lsp", "setup-local", "--local-server-path", str(binary)]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        _wait_for(starts)
+        process.send_signal(signal.SIGTERM)
+        out, _ = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130
+    assert b"stopped; what was finished is kept" in out
+    server = int(starts.read_text().split()[0])
+    for _ in range(100):
+        if not _pid_alive(server):
+            break
+        time.sleep(0.05)
+    assert not _pid_alive(server)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

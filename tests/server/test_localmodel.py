@@ -4,6 +4,12 @@ when it is already provisioned (and told so)."""
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -103,3 +109,50 @@ async def _ask(
         if answer is not None:
             return answer["result"]
     raise AssertionError(f"no answer to {method}")
+
+
+def test_sigterm_to_the_server_gives_back_its_lease(tmp_path: Path) -> None:
+    """An editor that stops its server with SIGTERM leaves no model server running."""
+    fake_model(tmp_path / "cache", "qwen-1.5b")
+    binary = fake_binary(tmp_path / "bin")
+    state = tmp_path / "state"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RUNE_", "FAKE_"))}
+    env |= {"RUNE_CACHE_DIR": str(tmp_path / "cache"), "RUNE_STATE_DIR": str(state)}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "rune_lsp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    assert server.stdin is not None
+    options = {"provider": "local", "localServerPath": str(binary)}
+    for message in (
+        {
+            "id": 1,
+            "method": "initialize",
+            "params": {"capabilities": {}, "initializationOptions": options},
+        },
+        {"method": "initialized", "params": {}},
+        {"id": 2, "method": "workspace/executeCommand", "params": {"command": "rune.setupLocal"}},
+    ):
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        server.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    server.stdin.flush()
+    try:
+        records: list[Path] = []
+        for _ in range(400):
+            records = list((state / "local-model").glob("*.json"))
+            if records:
+                break
+            time.sleep(0.05)
+        assert records, "the model server never started"
+        model_server = json.loads(records[0].read_text())["pid"]
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+    finally:
+        if server.poll() is None:
+            server.kill()
+    assert not list((state / "local-model").glob("*.json"))
+    with pytest.raises(ProcessLookupError):
+        os.kill(model_server, 0)
