@@ -156,3 +156,65 @@ def test_sigterm_to_the_server_gives_back_its_lease(tmp_path: Path) -> None:
     assert not list((state / "local-model").glob("*.json"))
     with pytest.raises(ProcessLookupError):
         os.kill(model_server, 0)
+
+
+async def test_cancelling_the_setup_progress_stops_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_model(tmp_path / "cache", "qwen-1.5b")
+    binary = fake_binary(tmp_path / "bin")
+    starts = tmp_path / "starts"
+    monkeypatch.setenv("FAKE_LLAMA_MODE", "hang")  # the server never becomes healthy
+    monkeypatch.setenv("FAKE_LLAMA_STARTS", str(starts))
+    server = create_server()
+    capture = Capture()
+    server.protocol.set_writer(capture)
+    options = {"stateDir": str(tmp_path / "state"), "localServerPath": str(binary)}
+    params = {
+        "capabilities": {"window": {"workDoneProgress": True}},
+        "initializationOptions": {"rune": options},
+    }
+    _receive(server, {"jsonrpc": "2.0", "id": 1, "method": types.INITIALIZE, "params": params})
+    request = {"command": "rune.setupLocal", "arguments": []}
+    setup = asyncio.ensure_future(
+        _ask(server, capture, 9, types.WORKSPACE_EXECUTE_COMMAND, request)
+    )
+    create = None
+    for _ in range(200):  # the server asks for a progress token: grant it
+        await asyncio.sleep(0.05)
+        create = next(
+            (
+                m
+                for m in capture.messages
+                if m.get("method") == types.WINDOW_WORK_DONE_PROGRESS_CREATE
+            ),
+            None,
+        )
+        if create is not None:
+            break
+    assert create is not None
+    _receive(server, {"jsonrpc": "2.0", "id": create["id"], "result": None})
+    for _ in range(200):
+        await asyncio.sleep(0.05)
+        if starts.exists():
+            break
+    token = create["params"]["token"]  # type: ignore[index]
+    _receive(
+        server,
+        {
+            "jsonrpc": "2.0",
+            "method": types.WINDOW_WORK_DONE_PROGRESS_CANCEL,
+            "params": {"token": token},
+        },
+    )
+    answer = await setup
+    assert answer == {"ready": False, "error": "setting up the local model was cancelled"}
+    pid = int(starts.read_text().split()[0])
+    for _ in range(100):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        await asyncio.sleep(0.05)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
