@@ -12,6 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rune_lsp.localmodel.build import BUILD_MINUTES, LLAMA_VERSION
 from rune_lsp.localmodel.provision import DEFAULT_CONTEXT, TITLES
+from rune_lsp.localmodel.supervisor import MAX_ANSWER_TOKENS
 from rune_lsp.modelfetch import CATALOGUE
 from rune_lsp.settings import ENV_OVERRIDES, Settings
 from rune_lsp.tools.blocked import HOME_SECRETS
@@ -85,8 +86,9 @@ the editor's first message); `rune-lsp setup-local` sets it up on purpose.
   mismatch is refused and the download removed). Every step shows progress and can be
   cancelled; what is finished is kept, so the next start resumes or reuses it.
 - **How it runs:** one `llama-server` per model on a free `127.0.0.1` port (`localPort`),
-  started with `--jinja`, the context `contextLength` (default {DEFAULT_CONTEXT}) and
-  `localThreads`, shared by every rune-lsp on the machine and stopped when the last one exits.
+  started with `--jinja`, the context `contextLength` (default {DEFAULT_CONTEXT}),
+  `localThreads` and at most {MAX_ANSWER_TOKENS} tokens per answer, shared by every rune-lsp on the
+  machine that uses the same settings, and stopped when the last of them exits.
   Its port, pid and log are in `<stateDir>/local-model/`. A server that crashes is restarted
   once, and you are told; a second crash fails the run with the end of its log.
 - **Disk use:** under `$RUNE_CACHE_DIR`, else `$XDG_CACHE_HOME/rune-lsp`, else

@@ -34,6 +34,10 @@ HOST = "127.0.0.1"
 #: Loading a 1.1 GB model from a cold disk on a busy machine can take a while.
 HEALTH_TIMEOUT = 180.0
 _STOP_WAIT = 10.0
+#: Tokens one answer may take at most. A small model on a slow CPU can ramble for many minutes
+#: (1.5 tokens/s on 2 busy cores) while it holds the one slot; an edit of a long file fits.
+#: A request's own `max_tokens` still decides below this.
+MAX_ANSWER_TOKENS = 2048
 _BIND_FAILED = ("couldn't bind", "address already in use", "failed to bind")
 
 #: Servers this process started: their exit status is only known (and reaped) through these.
@@ -63,6 +67,7 @@ class ServerSpec:
             str(self.binary), "-m", str(self.model), "--alias", self.alias,
             "--host", HOST, "--port", str(port), "--jinja", "--ctx-size", str(self.context),
             "--threads", str(self.threads), "--parallel", "1",
+            "--n-predict", str(MAX_ANSWER_TOKENS),
         ]  # fmt: skip
 
 

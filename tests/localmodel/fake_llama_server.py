@@ -23,7 +23,8 @@ def main() -> int:
         print("usage: llama-server" if MODE == "old" else f"usage: llama-server {HELP}")
         return 0
     parser = argparse.ArgumentParser()
-    for flag in ("-m", "--alias", "--host", "--port", "--ctx-size", "--threads", "--parallel"):
+    flags = ("-m", "--alias", "--host", "--port", "--ctx-size", "--threads", "--parallel")
+    for flag in (*flags, "--n-predict"):
         parser.add_argument(flag)
     parser.add_argument("--jinja", action="store_true")
     args = parser.parse_args()
