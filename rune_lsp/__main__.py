@@ -1,4 +1,5 @@
-"""Entry point: the language server on stdio (default), `check`, `fix`, `--version`.
+"""Entry point: the language server on stdio (default), `check`, `fix`, `setup-local`,
+`--version`.
 
 Imports are deferred to the branch that needs them: an editor waits for `initialize` on every
 start, and the terminal commands should not pay for pygls.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -16,12 +18,13 @@ from rune_lsp import __version__
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line, `check` and `fix` included (their flags need pydantic)."""
-    from rune_lsp.cli.options import add_check_parser, add_fix_parser
+    from rune_lsp.cli.options import add_check_parser, add_fix_parser, add_setup_local_parser
 
     parser = _top_parser(add_help=True)
     commands = parser.add_subparsers(dest="command")
     add_check_parser(commands)
     add_fix_parser(commands)
+    add_setup_local_parser(commands)
     return parser
 
 
@@ -72,8 +75,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_command(args)
     from rune_lsp.server import create_server
 
+    # SIGTERM (an editor stopping its server) ends it like `exit`: the server shuts down and
+    # gives back its lease on the local model server, which stops when nobody else uses it.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     create_server().start_io()
     return 0
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ RESUME = "rune.resume"
 ACCEPT_EDIT = "rune.acceptEdit"
 REJECT_EDIT = "rune.rejectEdit"
 SHOW_DIFF = "rune.showDiff"
+SETUP_LOCAL = "rune.setupLocal"
 
 #: The `source` of rune's own diagnostics: the pending edits of review mode B.
 DIAGNOSTIC_SOURCE = "rune"

@@ -20,11 +20,15 @@ from pydantic.alias_generators import to_camel
 from rune_lsp.interface import MAX_ITERATIONS
 from rune_lsp.store.scrub import scrub_shown
 
-ProviderName = Literal["ollama", "openai"]
+ProviderName = Literal["ollama", "openai", "local"]
+LocalModelName = Literal["qwen-1.5b", "qwen-0.5b"]
 
 DEFAULT_BASE_URLS: dict[str, str] = {
     "ollama": "http://127.0.0.1:11434",
     "openai": "http://127.0.0.1:8080/v1",
+    # The model server rune starts listens on a port picked when it starts (localmodel/);
+    # until then this names the host only.
+    "local": "http://127.0.0.1/v1",
 }
 
 #: The most tokens a turn asks for when `maxOutputTokens` is unset (the context may allow
@@ -62,13 +66,14 @@ class Settings(BaseModel):
 
     provider: ProviderName = Field(
         "ollama",
-        description="`ollama` (native `/api/chat`) or "
-        "`openai` (any OpenAI-compatible `/v1/chat/completions`).",
+        description="`ollama` (native `/api/chat`), "
+        "`openai` (any OpenAI-compatible `/v1/chat/completions`) or `local` (a llama.cpp "
+        "server and Qwen2.5-Coder model that rune provisions and runs itself).",
     )
     base_url: str | None = Field(
         None,
         description="Provider endpoint. Default `http://127.0.0.1:11434` (ollama) or "
-        "`http://127.0.0.1:8080/v1` (openai).",
+        "`http://127.0.0.1:8080/v1` (openai); `local` picks its own.",
     )
     model: str = Field("qwen3:14b", min_length=1, description="Model name.")
     api_key: str | None = Field(
@@ -122,7 +127,31 @@ class Settings(BaseModel):
         description="Tokens of context the model works with; the history is fitted to it. "
         "Ollama gets it as `options.num_ctx` (default: the model's trained length, at most "
         "8192: Ollama otherwise serves a smaller window than the model has and silently "
-        "drops the start of a long run). Other servers: caps the length they report.",
+        "drops the start of a long run). Other servers: caps the length they report. "
+        "`local`: the context size its model server is started with (default 8192).",
+    )
+    local_model: LocalModelName = Field(
+        "qwen-1.5b",
+        description="`local` provider: `qwen-1.5b` (Qwen2.5-Coder-1.5B-Instruct, 1.1 GB) or "
+        "`qwen-0.5b` (0.5B, 0.5 GB, for small machines).",
+    )
+    local_server_path: str | None = Field(
+        None,
+        description="`local` provider: a llama-server binary to use instead of building one "
+        "from llama.cpp's PyPI source package.",
+    )
+    local_port: int = Field(
+        0,
+        ge=0,
+        le=65535,
+        description="`local` provider: the 127.0.0.1 port of its model server; 0 picks a free one.",
+    )
+    local_threads: int | None = Field(
+        None,
+        ge=1,
+        le=256,
+        description="`local` provider: CPU threads of its model server (default: the cores, at "
+        "most 4).",
     )
     max_output_tokens: int | None = Field(
         None,

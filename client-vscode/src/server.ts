@@ -192,7 +192,7 @@ export class ServerController implements vscode.Disposable {
             return answer;
           }
           return answer.map((value: unknown, index) =>
-            params.items[index]?.section === "rune" ? serverSettings(value) : value,
+            params.items[index]?.section === "rune" ? serverSettings(value, userSet) : value,
           );
         },
         // Ask the server to pull (`settings: null`) rather than pushing the raw section: the
@@ -214,6 +214,15 @@ export class ServerController implements vscode.Disposable {
   dispose(): void {
     void this.stop();
   }
+}
+
+/** Whether the user set `rune.KEY` in any scope (not just left it at its default). */
+function userSet(key: string): boolean {
+  const seen = vscode.workspace.getConfiguration("rune").inspect(key);
+  return (
+    seen !== undefined &&
+    [seen.globalValue, seen.workspaceValue, seen.workspaceFolderValue].some((v) => v !== undefined)
+  );
 }
 
 function serverOptions(launch: ServerLaunch): ServerOptions {

@@ -8,13 +8,24 @@
 /** Keys only this extension reads: how to start the server, not how it behaves. */
 const CLIENT_ONLY = new Set(["server"]);
 
-export function serverSettings(section: unknown): Record<string, unknown> | null {
+/**
+ * `isSet(key)` says whether the user set a key (any scope): a `provider` left at its default is
+ * sent as `null`, so the server knows it may offer its own local model when Ollama is not running.
+ */
+export function serverSettings(
+  section: unknown,
+  isSet: (key: string) => boolean = () => true,
+): Record<string, unknown> | null {
   if (typeof section !== "object" || section === null || Array.isArray(section)) {
     return null;
   }
   const cleaned: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(section)) {
     if (CLIENT_ONLY.has(key)) {
+      continue;
+    }
+    if (key === "provider" && !isSet(key)) {
+      cleaned[key] = null;
       continue;
     }
     cleaned[key] = typeof value === "string" && value.trim() === "" ? null : value;

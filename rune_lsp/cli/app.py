@@ -1,4 +1,5 @@
-"""Running a terminal command (`check`, `fix`) from parsed arguments to an exit status.
+"""Running a terminal command (`check`, `fix`, `setup-local`) from parsed arguments to an exit
+status.
 
 Whatever goes wrong ends in one line on stderr and an exit status, never a traceback: usage
 errors exit 2, Ctrl-C outside a run 130, anything unexpected 1 (details with DEBUG logging).
@@ -22,6 +23,10 @@ def run_command(args: argparse.Namespace) -> int:
             from rune_lsp.cli.check import run_check
 
             return run_check(args)
+        if args.command == "setup-local":
+            from rune_lsp.cli.local import run_setup_local
+
+            return run_setup_local(args)
         from rune_lsp.cli.fix import run_fix
 
         return run_fix(args)

@@ -48,6 +48,12 @@ def run_fix(args: argparse.Namespace) -> int:
         instruction=args.instruction,
         preset=True if args.yes else False if args.no else None,
     )
+    from rune_lsp.cli.local import provider_for_fix
+
+    chosen = provider_for_fix(settings, preset=request.preset, err=sys.stderr)
+    if chosen is None:
+        return EXIT_FAILED
+    settings = chosen
     answers = None if request.preset is not None else StdinAnswers.from_stdin(sys.stdin)
     result = asyncio.run(fix(settings, request, answers=answers, err=sys.stderr))
     sys.stdout.write(result_json(result) + "\n" if args.json else render_result(result))
@@ -66,7 +72,10 @@ async def fix(
     # Imported here: a usage error is reported before the loop, the providers and the review
     # code (which brings lsprotocol) are loaded.
     from rune_lsp.cli.interrupt import Interrupt
+    from rune_lsp.cli.local import hooks_for
+    from rune_lsp.loop.ports import ModelError
     from rune_lsp.providers import make_model
+    from rune_lsp.providers.local import LocalModel
     from rune_lsp.store.protocols import ProtocolMemory
     from rune_lsp.tools.errors import ToolError
 
@@ -86,11 +95,45 @@ async def fix(
             iteration_budget=settings.max_iterations,
         )
     interrupt = Interrupt(err)
-    model = make_model(settings, protocols=ProtocolMemory(settings.resolved_state_dir))
-    driver = _driver(settings, request, model, tools, answers=answers, err=err, interrupt=interrupt)
-    err.write(f"rune-lsp fix {shown} · {settings.provider} {settings.model}\n")
-    run = asyncio.ensure_future(driver.start(run_id))
+    hooks, bar = hooks_for(err)
+    model = make_model(settings, local=hooks, protocols=ProtocolMemory(settings.resolved_state_dir))
+    err.write(f"rune-lsp fix {shown} · {settings.provider} {model.model}\n")
     try:
+        if isinstance(model, LocalModel):
+            # Before the run: its progress lines would break into the progress bar's line.
+            # Ctrl-C / SIGTERM stop the set-up as they stop a run: what is finished stays.
+            starting = asyncio.ensure_future(model.ensure_started())
+            try:
+                with interrupt.cancelling(starting):
+                    await starting
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise
+                return RunResult(
+                    run_id=run_id,
+                    outcome="cancelled",
+                    error="cancelled while the local model was being set up",
+                    iteration_budget=settings.max_iterations,
+                )
+            except ModelError as exc:
+                err.write(f"rune-lsp fix {shown}: the local model could not start: {exc}\n")
+                return RunResult(
+                    run_id=run_id,
+                    outcome="failed",
+                    error=str(exc),
+                    iteration_budget=settings.max_iterations,
+                )
+            finally:
+                bar.finish()
+            # The receipt names what actually ran: the local model and the port it got.
+            settings = settings.model_copy(
+                update={"model": model.model, "base_url": model.endpoint.base_url}
+            )
+        driver = _driver(
+            settings, request, model, tools, answers=answers, err=err, interrupt=interrupt
+        )
+        run = asyncio.ensure_future(driver.start(run_id))
         with interrupt.cancelling(run):
             return await _result_of(run, run_id, settings)
     finally:

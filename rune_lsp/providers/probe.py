@@ -19,6 +19,7 @@ from rune_lsp.providers.errors import (
     ProviderTimeoutError,
     ProviderUnreachableError,
 )
+from rune_lsp.providers.local import LocalHooks, LocalModel
 from rune_lsp.providers.transport import HttpProvider
 from rune_lsp.settings import ProviderName, Settings
 
@@ -46,12 +47,37 @@ class ProbeReport:
         return self.reachable and self.model_present and self.round_trip_ok and not self.problems
 
 
-async def probe(settings: Settings, *, client: httpx.AsyncClient | None = None) -> ProbeReport:
-    provider = make_model(settings, client=client)
+async def probe(
+    settings: Settings,
+    *,
+    client: httpx.AsyncClient | None = None,
+    local: LocalHooks | None = None,
+) -> ProbeReport:
+    """`local`: how the `local` provider reports starting (or provisioning) its server."""
+    provider = make_model(settings, client=client, local=local)
     try:
+        if isinstance(provider, LocalModel):
+            failed = await _start_local(provider)
+            if failed is not None:
+                return failed
         return await _Probe(provider).run()
     finally:
         await provider.aclose()
+
+
+async def _start_local(provider: LocalModel) -> ProbeReport | None:
+    """The report of a local model server that could not be started, else None."""
+    try:
+        await provider.ensure_started()
+    except ModelError as exc:
+        endpoint = provider.endpoint
+        return ProbeReport(
+            provider=endpoint.kind,
+            base_url=endpoint.display_url,
+            model=endpoint.model,
+            problems=(str(exc),),
+        )
+    return None
 
 
 class _Probe:

@@ -24,7 +24,7 @@ from rune_lsp.server.stdio import PipeReader, is_watchable
 from rune_lsp.store.scrub import secrets_in, use_secrets
 
 if TYPE_CHECKING:
-    from rune_lsp.settings import Settings, SettingsProblem
+    from rune_lsp.settings import ProviderName, Settings, SettingsProblem
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,10 @@ class RuneServer(LanguageServer):
         self.settings_problems: tuple[SettingsProblem, ...] = ()
         self.initialization_options: object = None
         self.on_request_cancelled: Callable[[Any], None] | None = None
+        # `local` once the user accepted (or had provisioned) rune's own model while no
+        # provider was set; re-applied on every settings read (server/local_setup.py).
+        self.provider_fallback: ProviderName | None = None
+        self.last_configuration: object = None
 
     def _start_io_async(
         self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None

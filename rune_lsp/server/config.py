@@ -49,8 +49,12 @@ def new_problems(
 def describe(settings: Settings) -> str:
     """One log line saying what runs will use (never the API key)."""
     check = f", checkCommand `{settings.check_command}`" if settings.check_command else ""
+    if settings.provider == "local":  # its model and port are rune's own choice
+        where = f"local model {settings.local_model} (a llama-server rune starts on first use)"
+    else:
+        where = f"{settings.provider} model {settings.model} at {settings.resolved_base_url}"
     return (
-        f"rune: {settings.provider} model {settings.model} at {settings.resolved_base_url}, "
+        f"rune: {where}, "
         f"maxIterations {settings.max_iterations}, requestTimeout {settings.request_timeout:g} s"
         f"{check}"
     )

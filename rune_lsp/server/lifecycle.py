@@ -58,6 +58,8 @@ def register(server: RuneServer, services: Services) -> None:
 
     @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
     def on_progress_cancel(ls: RuneServer, params: types.WorkDoneProgressCancelParams) -> None:
+        if services.built_local is not None and services.built_local.cancel_token(params.token):
+            return
         if (runs := services.built_runs) is not None:
             runs.cancel_token(params.token)
 
@@ -76,6 +78,9 @@ def register(server: RuneServer, services: Services) -> None:
 async def _after_initialized(ls: RuneServer, services: Services) -> None:
     await pull_settings(ls)
     announce_interrupted(ls, services.runs)
+    await services.local.offer_if_needed(
+        services.runs.model, lambda: apply_settings(ls, ls.last_configuration)
+    )
 
 
 async def pull_settings(ls: RuneServer) -> None:
@@ -102,6 +107,12 @@ def apply_settings(ls: RuneServer, configuration: object) -> None:
     from rune_lsp.server import config  # pydantic: not before the `initialize` answer
 
     settings, problems = config.resolve(ls.initialization_options, configuration)
+    ls.last_configuration = configuration
+    if ls.provider_fallback is not None:
+        from rune_lsp.providers.resolve import implicit
+
+        if implicit(settings):
+            settings = settings.model_copy(update={"provider": ls.provider_fallback})
     ls.settings = settings
     # The same bad value comes back with every re-read (initialized, then the pull): say it once.
     for problem in config.new_problems(ls.settings_problems, problems):

@@ -20,11 +20,13 @@ from rune_lsp.loop.ports import Model
 from rune_lsp.loop.runtime import AgentLoop, LoopConfig
 from rune_lsp.loop.state import RunEvent, RunResult
 from rune_lsp.loop.task import FixTask
+from rune_lsp.providers.transport import HttpProvider
 from rune_lsp.runner.driver import RunDriver, RunMeta
 from rune_lsp.runner.summary import run_summary
 from rune_lsp.runner.verify import ShellVerifier
 from rune_lsp.server.app import RuneServer
 from rune_lsp.server.documents import LspDocuments, path_of
+from rune_lsp.server.local_setup import LocalSetup
 from rune_lsp.server.notices import RefusalNotice
 from rune_lsp.server.progress import RunProgress
 from rune_lsp.server.review import LspReviewer, ReviewDesk
@@ -56,15 +58,23 @@ class ActiveRun:
 
 
 class RunManager:
-    def __init__(self, server: RuneServer, documents: LspDocuments, desk: ReviewDesk) -> None:
+    def __init__(
+        self,
+        server: RuneServer,
+        documents: LspDocuments,
+        desk: ReviewDesk,
+        *,
+        local: LocalSetup | None = None,
+    ) -> None:
         self.server = server
+        self.local = local
         self.documents = documents
         self.desk = desk
         self.session = new_session_id()
         self.owner = SessionLock(self.session)
         self.active: dict[str, ActiveRun] = {}
         self.registry = RunRegistry()
-        self._model: tuple[tuple[object, ...], Model] | None = None
+        self._model: tuple[tuple[object, ...], HttpProvider] | None = None
         self._receipts: ReceiptStore | None = None
         self._closing: set[asyncio.Future[None]] = set()
 
@@ -91,6 +101,9 @@ class RunManager:
         *,
         resumed: PendingRun | None = None,
     ) -> RunResult:
+        failed = await self._start_local(run_id)
+        if failed is not None:
+            return failed
         previous = self.registry.current(doc_key)
         if previous is not None and previous.run_id in self.active:
             self.cancel(previous.run_id, reason="superseded")
@@ -128,6 +141,27 @@ class RunManager:
             self.registry.release(doc_key, run_id, generation)
             progress.end(outcome)
 
+    async def _start_local(self, run_id: str) -> RunResult | None:
+        """Before a run on the `local` provider: its model server, built, fetched and started
+        under a progress of its own when needed. The failed result when it cannot start."""
+        from rune_lsp.loop.ports import ModelError
+        from rune_lsp.providers.local import LocalModel
+
+        model = self.model(self.server.settings)
+        if not isinstance(model, LocalModel) or self.local is None:
+            return None
+        try:
+            await self.local.start(model)
+        except ModelError as exc:
+            RefusalNotice(self.server).tell(f"rune: the local model could not start: {exc}")
+            return RunResult(
+                run_id=run_id,
+                outcome="failed",
+                error=str(exc),
+                iteration_budget=self.server.settings.max_iterations,
+            )
+        return None
+
     def _driver(self, run_id: str, path: Path, task: str, progress: RunProgress) -> RunDriver:
         settings = self.server.settings
         tools = self.tools_for(path)
@@ -144,8 +178,12 @@ class RunManager:
             progress.report(event)
             notice(event)
 
+        model = self.model(settings)
+        # What actually runs: for `local`, its model and the port it got (a test's scripted
+        # model has neither).
+        served = (model.model, model.endpoint.base_url) if isinstance(model, HttpProvider) else None
         loop = AgentLoop(
-            self.model(settings),
+            model,
             tools,
             LoopConfig(
                 max_iterations=settings.max_iterations,
@@ -176,8 +214,8 @@ class RunManager:
             reviewer=reviewer,
             meta=RunMeta(
                 provider=settings.provider,
-                model=settings.model,
-                base_url=settings.resolved_base_url,
+                model=served[0] if served else settings.model,
+                base_url=served[1] if served else settings.resolved_base_url,
                 task=task,
                 document_uri=self.documents.uri_for(path),
                 document_path=str(path),
@@ -246,7 +284,7 @@ class RunManager:
 
     # --- what runs are built from ----------------------------------------------------------------
 
-    def model(self, settings: Settings) -> Model:
+    def model(self, settings: Settings) -> HttpProvider:
         from rune_lsp.providers import make_model
 
         key = (
@@ -260,6 +298,10 @@ class RunManager:
             settings.max_output_tokens,
             settings.temperature,
             settings.resolved_state_dir,
+            settings.local_model,
+            settings.local_server_path,
+            settings.local_port,
+            settings.local_threads,
         )
         if self._model is None or self._model[0] != key:
             if self._model is not None:
@@ -267,7 +309,8 @@ class RunManager:
                 self._closing.add(closing)
                 closing.add_done_callback(self._closing.discard)
             memory = ProtocolMemory(settings.resolved_state_dir)
-            self._model = (key, make_model(settings, protocols=memory))
+            hooks = self.local.hooks() if self.local is not None else None
+            self._model = (key, make_model(settings, protocols=memory, local=hooks))
         return self._model[1]
 
     def folders(self) -> list[Path]:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rune_lsp.server.app import RuneServer
     from rune_lsp.server.documents import LspDocuments
+    from rune_lsp.server.local_setup import LocalSetup
     from rune_lsp.server.review import ReviewDesk
     from rune_lsp.server.runs import RunManager
 
@@ -51,7 +52,18 @@ class Services:
         # a full collection walks only what runs create: 45 ms every hundred or so runs became
         # under 1 ms here, a pause the editor would otherwise feel.
         gc.freeze()
-        return RunManager(self._server, self.documents, self.desk)
+        return RunManager(self._server, self.documents, self.desk, local=self.local)
+
+    @cached_property
+    def local(self) -> LocalSetup:
+        from rune_lsp.server.local_setup import LocalSetup
+
+        return LocalSetup(self._server)
+
+    @property
+    def built_local(self) -> LocalSetup | None:
+        local: LocalSetup | None = self.__dict__.get("local")
+        return local
 
     @property
     def built_runs(self) -> RunManager | None:

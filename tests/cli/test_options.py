@@ -127,7 +127,7 @@ def test_help_shows_what_each_value_looks_like(capsys: pytest.CaptureFixture[str
         build_parser().parse_args(["check", "--help"])
     shown = capsys.readouterr().out
     for usage in (
-        "--provider {ollama,openai}",
+        "--provider {ollama,openai,local}",
         "--max-iterations N",
         "--allowed-write-dirs DIR",
         "--native-tools {true,false}",

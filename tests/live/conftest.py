@@ -6,6 +6,7 @@ skip with the command that provides them; nothing here builds (that takes minute
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from tests.live.llama import (
     LlamaStartError,
     LlamaUnavailable,
     StartLlama,
+    find_coder,
     find_install,
 )
 
@@ -36,13 +38,39 @@ def start_llama(
     llama_install: LlamaInstall, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[StartLlama]:
     """`start_llama(options)`: one more server, stopped when the session ends, pass or fail."""
+    with _server_starter(llama_install, tmp_path_factory) as start:
+        yield start
+
+
+@pytest.fixture(scope="session")
+def coder_install() -> LlamaInstall:
+    """The coding model (env RUNE_LIVE_CODER, default qwen-0.5b), or why it is absent."""
+    try:
+        return find_coder()
+    except LlamaUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
+def start_coder(
+    coder_install: LlamaInstall, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[StartLlama]:
+    """`start_coder(options)`: a server for the coding model, stopped when the session ends."""
+    with _server_starter(coder_install, tmp_path_factory) as start:
+        yield start
+
+
+@contextlib.contextmanager
+def _server_starter(
+    install: LlamaInstall, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[StartLlama]:
     started: list[LlamaServer] = []
     numbers = itertools.count(1)
-    logs = tmp_path_factory.mktemp("llama")
+    logs = tmp_path_factory.mktemp(install.alias)
 
     def start(options: LlamaOptions) -> LlamaServer:
         server = LlamaServer(
-            llama_install, log=logs / f"llama-server-{next(numbers)}.log", options=options
+            install, log=logs / f"llama-server-{next(numbers)}.log", options=options
         )
         started.append(server)
         try:

@@ -32,6 +32,7 @@ class RunContext:
     before: Snapshot
     repeat_block_at: int = 3
     checked: bool = False  # whether `checkCommand` was configured (the add check)
+    module: str = "calc"  # the module holding the broken add
 
 
 def load_receipt(result: WireResult, state_dir: Path) -> Receipt:
@@ -113,4 +114,4 @@ def assert_verified_matches_disk(result: WireResult, context: RunContext) -> Non
     if not landed_paths(result):
         assert result.verified is None, "verified without an accepted edit"
     elif changed:
-        assert result.verified is add_works(context.workspace)
+        assert result.verified is add_works(context.workspace, context.module)

@@ -1,9 +1,11 @@
-"""A real llama.cpp `llama-server` with a small real model, for the live tier and for recording.
+"""A real llama.cpp `llama-server` with a real model, for the live tier and for recording.
 
-The binary and the model come from `scripts/llama-server` (built or installed once, cached by
-version). Nothing here builds or downloads: an absent binary or model is reported as the reason
-to skip, naming the command that provides it. The server listens on 127.0.0.1 only and is ended
-by its PID.
+Two kinds of model: SmolLM2-135M (tiny, with a tool template; for the plumbing guarantees) and
+a real coding model, Qwen2.5-Coder-Instruct 0.5B or 1.5B (`find_coder`; what users run). The
+binary and the models come from `scripts/llama-server` (built or fetched once, then cached).
+Nothing here builds or downloads: an absent binary or model is reported as the reason to skip,
+naming the command that provides it (and the last fetch's error, when there was one). The
+server listens on 127.0.0.1 only and is ended by its PID.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from types import TracebackType
 
 import httpx
 
+from rune_lsp import modelfetch
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "llama-server"
 # A copy of the shared template: CI clones the repository without a writable shared/ beside it.
@@ -32,6 +36,14 @@ BINARY_ENV = "RUNE_LLAMA_SERVER"
 MODEL_ENV = "RUNE_LLAMA_MODEL"
 NOT_BUILT = "llama-server not built: run scripts/llama-server build"
 NO_MODEL = "model not installed: run scripts/llama-server model"
+#: Which coding model the live tier runs (`qwen-0.5b`, the CI default, or `qwen-1.5b`).
+CODER_ENV = "RUNE_LIVE_CODER"
+DEFAULT_CODER = "qwen-0.5b"
+#: A coding task (file, tool schemas, a few turns) does not fit SmolLM2's 4k.
+CODER_CONTEXT = 8192
+#: Two threads for the coding model: one thread halves its speed, and while a turn is generated
+#: the language server and the test process are idle.
+CODER_THREADS = 2
 
 #: Tokens one answer may generate. A small model that repeats a call would otherwise fill the
 #: whole context (over a minute) before it stops; with this cap it ends with `length`.
@@ -51,22 +63,49 @@ class LlamaStartError(Exception):
 
 @dataclass(frozen=True)
 class LlamaInstall:
+    """A binary and a model, with what serving that model needs."""
+
     binary: Path
     model: Path
+    alias: str = MODEL_ALIAS
+    context: int = CONTEXT
+    threads: int = 1
 
 
 def find_install() -> LlamaInstall:
     """The binary (env `RUNE_LLAMA_SERVER`, else the build cache) and the model (env
     `RUNE_LLAMA_MODEL`, else the install cache); raises LlamaUnavailable naming what to run."""
+    binary = _find_binary()
+    model = _configured(MODEL_ENV) or _script_path("model-path")
+    if not model.is_file():
+        raise LlamaUnavailable(_bad_env(MODEL_ENV, model) if MODEL_ENV in os.environ else NO_MODEL)
+    return LlamaInstall(binary=binary, model=model)
+
+
+def find_coder(name: str | None = None) -> LlamaInstall:
+    """The binary and a fetched Qwen2.5-Coder (env `RUNE_LIVE_CODER`, default qwen-0.5b)."""
+    chosen = name or os.environ.get(CODER_ENV) or DEFAULT_CODER
+    spec = modelfetch.CATALOGUE.get(chosen)
+    if spec is None:
+        raise LlamaUnavailable(f"{CODER_ENV}={chosen}: not one of {sorted(modelfetch.CATALOGUE)}")
+    binary = _find_binary()
+    model = modelfetch.model_path(spec)
+    if not model.is_file():
+        reason = f"{chosen} not fetched: run scripts/llama-server model {chosen}"
+        note = modelfetch.failure_note(spec)
+        if note.is_file():
+            reason += f" (the last fetch failed: {note.read_text(encoding='utf-8').strip()})"
+        raise LlamaUnavailable(reason)
+    return LlamaInstall(binary, model, alias=chosen, context=CODER_CONTEXT, threads=CODER_THREADS)
+
+
+def _find_binary() -> Path:
     binary = _configured(BINARY_ENV) or _script_path("binary-path")
     if not (binary.is_file() and os.access(binary, os.X_OK)):
         raise LlamaUnavailable(
             _bad_env(BINARY_ENV, binary) if BINARY_ENV in os.environ else NOT_BUILT
         )
-    model = _configured(MODEL_ENV) or _script_path("model-path")
-    if not model.is_file():
-        raise LlamaUnavailable(_bad_env(MODEL_ENV, model) if MODEL_ENV in os.environ else NO_MODEL)
-    return LlamaInstall(binary=binary, model=model)
+    return binary
 
 
 def _configured(variable: str) -> Path | None:
@@ -103,12 +142,14 @@ class LlamaOptions:
     `tool_calls`; without it the model's own template silently drops `tools`. `seed` makes
     sampling repeatable: the same request gets the same answer. `grammar` (GBNF) constrains
     every answer to requests without `tools` (the server's own tool grammar wins otherwise).
+    `temperature` is the server's default, used when a request names none.
     """
 
     tools_template: bool = True
     max_predict: int = MAX_PREDICT
     seed: int = 1
     grammar: str | None = None
+    temperature: float | None = None
 
 
 class LlamaServer:
@@ -137,14 +178,14 @@ class LlamaServer:
         command = [
             str(self.install.binary),
             *("-m", str(self.install.model)),
-            *("--alias", MODEL_ALIAS),
+            *("--alias", self.install.alias),
             *("--host", "127.0.0.1", "--port", str(port)),
-            *("-c", str(CONTEXT), "-n", str(options.max_predict)),
+            *("-c", str(self.install.context), "-n", str(options.max_predict)),
             # One thread, one slot: llama.cpp's threads spin while they wait for each other, and
             # with every core also busy (the tests, the language server, other jobs) two
             # threads fell to 3 tokens/s where one keeps about 50. One slot keeps the prompt
             # cache of a run's previous turn.
-            *("-t", "1", "--parallel", "1"),
+            *("-t", str(self.install.threads), "--parallel", "1"),
             # Default temperature (greedy decoding never produces a tool call with this model),
             # but a fixed seed, so a re-run mostly gets the same answers.
             *("--seed", str(options.seed)),
@@ -155,6 +196,8 @@ class LlamaServer:
             command += ["--chat-template-file", str(TOOLS_TEMPLATE)]
         if options.grammar is not None:
             command += ["--grammar", options.grammar]
+        if options.temperature is not None:
+            command += ["--temp", str(options.temperature)]
         return command
 
     def start(self) -> None:

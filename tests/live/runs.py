@@ -7,7 +7,7 @@ from typing import Any, Literal
 from rune_lsp.store.receipt import Receipt
 from tests.e2e.editor import FakeEditor
 from tests.e2e.wire import WireResult
-from tests.live.llama import MODEL_ALIAS, LlamaServer
+from tests.live.llama import LlamaServer
 from tests.live.workspace import CHECK_COMMAND, INSTRUCTION
 
 Protocol = Literal["native", "text"]
@@ -16,17 +16,19 @@ RUN_WITHIN = 600.0
 REPEAT_BLOCK_AT = 3
 
 
-def live_settings(llama: LlamaServer, protocol: Protocol) -> dict[str, Any]:
+def live_settings(
+    llama: LlamaServer, protocol: Protocol, check_command: str = CHECK_COMMAND
+) -> dict[str, Any]:
     """initializationOptions for a run against `llama`; `text` turns native tools off."""
     settings: dict[str, Any] = {
         "provider": "openai",
         "baseUrl": llama.base_url,
-        "model": MODEL_ALIAS,
+        "model": llama.install.alias,
         "requestTimeout": 120,
         "maxIterations": 8,
         "repeatWarnAt": 2,
         "repeatBlockAt": REPEAT_BLOCK_AT,
-        "checkCommand": CHECK_COMMAND,
+        "checkCommand": check_command,
     }
     if protocol == "text":
         settings["nativeTools"] = False
@@ -38,11 +40,13 @@ async def fix_calc(editor: FakeEditor, instruction: str = INSTRUCTION) -> WireRe
     return await editor.start_fix("calc.py", instruction=instruction).result(within=RUN_WITHIN)
 
 
-def report(result: WireResult, receipt: Receipt) -> None:
+def report(result: WireResult, receipt: Receipt, *, answer: bool = False) -> None:
     """What the model did, for the test log: a live run's details differ from run to run."""
     finishes = [turn.finish_reason for turn in receipt.turns]
     print(f"outcome {result.outcome} ({result.error}); turns {finishes}")
     print(f"calls {result.calls()}; edits {result.statuses()}; verified {result.verified}")
+    if answer:
+        print(f"answer:\n{result.answer}")
 
 
 def assert_model_answered(receipt: Receipt) -> None:

@@ -1,4 +1,5 @@
-"""The disposable workspace of the acceptance scenario: a broken `add()` and its failing test."""
+"""The disposable workspaces of the acceptance scenario: a broken `add()` and its failing test,
+in `calc.py` (the plumbing tests) or `app.py` (the seeds' scenario on a real coding model)."""
 
 from __future__ import annotations
 
@@ -23,12 +24,27 @@ def test_add():
 
 INSTRUCTION = "You are a coding agent. Fix bugs using your tools"
 
-#: What the run's `checkCommand` runs: exit 0 exactly when `add(2, 3) == 5` on disk.
-ADD_CHECK = (
-    "import sys; sys.dont_write_bytecode = True; import calc; "
-    "sys.exit(0 if calc.add(2, 3) == 5 else 1)"
-)
-CHECK_COMMAND = f"{shlex.quote(sys.executable)} -c {shlex.quote(ADD_CHECK)}"
+#: The seeds' scenario, word for word: what a user types about app.py.
+APP_INSTRUCTION = "add(2, 3) returns -1 instead of 5. Fix the bug."
+APP_PY = CALC_PY
+TEST_APP_PY = TEST_CALC_PY.replace("from calc import", "from app import")
+
+
+def add_check(module: str) -> str:
+    """Python that exits 0 exactly when `module.add(2, 3) == 5` on disk."""
+    return (
+        f"import sys; sys.dont_write_bytecode = True; import {module}; "
+        f"sys.exit(0 if {module}.add(2, 3) == 5 else 1)"
+    )
+
+
+def check_command(module: str) -> str:
+    """The run's `checkCommand` for the add in `module`."""
+    return f"{shlex.quote(sys.executable)} -c {shlex.quote(add_check(module))}"
+
+
+ADD_CHECK = add_check("calc")
+CHECK_COMMAND = check_command("calc")
 
 # Written by Python or pytest inside the workspace, never by the agent.
 _IGNORED_PARTS = frozenset({"__pycache__", ".pytest_cache"})
@@ -40,6 +56,13 @@ def make_calc_workspace(root: Path) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "calc.py").write_text(CALC_PY, encoding="utf-8")
     (root / "test_calc.py").write_text(TEST_CALC_PY, encoding="utf-8")
+    return root
+
+
+def make_app_workspace(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "app.py").write_text(APP_PY, encoding="utf-8")
+    (root / "test_app.py").write_text(TEST_APP_PY, encoding="utf-8")
     return root
 
 
@@ -57,9 +80,13 @@ def changed_files(before: Snapshot, after: Snapshot) -> set[str]:
     return {name for name in before.keys() | after.keys() if before.get(name) != after.get(name)}
 
 
-def add_works(root: Path) -> bool:
+def add_works(root: Path, module: str = "calc") -> bool:
     """Whether `add(2, 3) == 5` with the code now on disk (in a fresh interpreter)."""
     done = subprocess.run(
-        [sys.executable, "-c", ADD_CHECK], cwd=root, capture_output=True, timeout=60, check=False
+        [sys.executable, "-c", add_check(module)],
+        cwd=root,
+        capture_output=True,
+        timeout=60,
+        check=False,
     )
     return done.returncode == 0

@@ -14,6 +14,12 @@ def _no_rune_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(var, raising=False)
 
 
+def test_the_settings_log_line_of_the_local_provider_names_its_model_not_a_url() -> None:
+    line = config.describe(Settings(provider="local", local_model="qwen-0.5b"))
+    assert "local model qwen-0.5b (a llama-server rune starts on first use)" in line
+    assert "qwen3:14b" not in line and "127.0.0.1" not in line
+
+
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [

@@ -27,7 +27,16 @@ async def test_bad_options_are_shown_at_initialized_not_before(tmp_path: Path) -
     server = create_server()
     capture = Capture()
     server.protocol.set_writer(capture)
-    options = {"rune": {"maxIterations": -3, "model": "tiny", "stateDir": str(tmp_path)}}
+    # A provider named: with none, a machine without Ollama would add rune's offer of a local
+    # model to what is shown (tests/server/test_localmodel.py).
+    options = {
+        "rune": {
+            "maxIterations": -3,
+            "model": "tiny",
+            "stateDir": str(tmp_path),
+            "provider": "ollama",
+        }
+    }
 
     _receive(
         server,

@@ -23,6 +23,15 @@ describe("serverSettings", () => {
     });
   });
 
+  it("sends a provider the user did not set as null, so the server may offer its own", () => {
+    const section = { provider: "ollama", model: "qwen3:14b" };
+    assert.deepEqual(serverSettings(section, (key) => key !== "provider"), {
+      provider: null,
+      model: "qwen3:14b",
+    });
+    assert.deepEqual(serverSettings(section, () => true), section);
+  });
+
   it("answers null for a section that is not an object", () => {
     assert.equal(serverSettings(undefined), null);
     assert.equal(serverSettings([1]), null);

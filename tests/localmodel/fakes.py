@@ -1,0 +1,50 @@
+"""Fakes for the local provider's tests: a llama-server binary, a model on disk, a plan."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+
+from rune_lsp.localmodel.provision import LocalPlan
+from rune_lsp.modelfetch import CATALOGUE, model_path
+
+FAKE_SERVER = Path(__file__).with_name("fake_llama_server.py")
+
+
+def fake_binary(directory: Path, name: str = "llama-server") -> Path:
+    """An executable that runs the fake server with this interpreter."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / name
+    path.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_SERVER}" "$@"\n', encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def fake_model(cache: Path, name: str = "qwen-0.5b") -> Path:
+    """A file of the catalogue size where the verified model lives (sparse: no real bytes)."""
+    spec = CATALOGUE[name]
+    path = model_path(spec, cache)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as handle:
+        handle.truncate(spec.size)
+    return path
+
+
+def plan(tmp_path: Path, binary: Path, *, port: int = 0, name: str = "qwen-0.5b") -> LocalPlan:
+    cache = tmp_path / "cache"
+    fake_model(cache, name)
+    return LocalPlan(
+        model=CATALOGUE[name],
+        server_path=str(binary),
+        port=port,
+        threads=1,
+        context=2048,
+        state_dir=tmp_path / "state",
+        cache=cache,
+    )
+
+
+def set_mode(mode: str) -> None:
+    os.environ["FAKE_LLAMA_MODE"] = mode
