@@ -88,7 +88,8 @@ async def test_progress_reports_start_with_step_n_of_m(launch: Launch, double: M
 async def test_a_run_that_proposed_no_change_says_so_at_its_end(
     launch: Launch, double: ModelDouble
 ) -> None:
-    double.script(Reply(text="add() looks wrong to me, it subtracts."))
+    # Prose three times: the answer, then after the coaching turn, then in the text protocol.
+    double.script(*[Reply(text="add() looks wrong to me, it subtracts.")] * 3)
     editor = await launch("vscode")
     editor.open("app.py")
 
@@ -99,7 +100,7 @@ async def test_a_run_that_proposed_no_change_says_so_at_its_end(
     end = editor.client.progress_reports[token][-1]
     assert isinstance(end, types.WorkDoneProgressEnd)
     assert end.message == "completed · no change proposed"
-    assert editor.progress_messages(token)[-1] == "step 1/8 · completed · no change proposed"
+    assert editor.progress_messages(token)[-1] == "step 3/8 · completed · no change proposed"
 
 
 async def test_logs_go_to_stderr_and_stdout_stays_pure_json_rpc(
