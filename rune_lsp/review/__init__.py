@@ -7,7 +7,7 @@ Pure logic over lsprotocol types; the server and the terminal front end drive it
 from rune_lsp.review.diff import colorize, unified_diff
 from rune_lsp.review.errors import HunkMismatchError, ReviewError, UnsupportedEncodingError
 from rune_lsp.review.hunks import Hunk, apply_hunks, compute_hunks
-from rune_lsp.review.merge import merge_texts
+from rune_lsp.review.merge import Rebased, merge_texts, rebase_hunks
 from rune_lsp.review.mode_b import (
     ACCEPT_EDIT,
     REJECT_EDIT,
@@ -30,6 +30,7 @@ __all__ = [
     "SHOW_DIFF",
     "Hunk",
     "HunkMismatchError",
+    "Rebased",
     "Reconciliation",
     "ReviewError",
     "TextEnd",
@@ -45,6 +46,7 @@ __all__ = [
     "hunk_range",
     "merge_texts",
     "pending_diagnostic",
+    "rebase_hunks",
     "reconcile",
     "resolve_encoding",
     "review_code_actions",
