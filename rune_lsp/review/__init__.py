@@ -10,9 +10,11 @@ from rune_lsp.review.hunks import Hunk, apply_hunks, compute_hunks
 from rune_lsp.review.merge import Rebased, merge_texts, rebase_hunks
 from rune_lsp.review.mode_b import (
     ACCEPT_EDIT,
+    ACCEPT_HUNK,
     REJECT_EDIT,
+    REJECT_HUNK,
     SHOW_DIFF,
-    pending_diagnostic,
+    hunk_diagnostics,
     review_code_actions,
 )
 from rune_lsp.review.positions import TextEnd, encoded_length, hunk_range, resolve_encoding
@@ -26,7 +28,9 @@ from rune_lsp.review.workspace_edit import (
 
 __all__ = [
     "ACCEPT_EDIT",
+    "ACCEPT_HUNK",
     "REJECT_EDIT",
+    "REJECT_HUNK",
     "SHOW_DIFF",
     "Hunk",
     "HunkMismatchError",
@@ -43,9 +47,9 @@ __all__ = [
     "compute_hunks",
     "edit_label",
     "encoded_length",
+    "hunk_diagnostics",
     "hunk_range",
     "merge_texts",
-    "pending_diagnostic",
     "rebase_hunks",
     "reconcile",
     "resolve_encoding",
