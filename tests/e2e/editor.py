@@ -36,7 +36,7 @@ from tests.lsp_text import apply_edits, range_of
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-Kind = Literal["vscode", "neovim"]
+Kind = Literal["vscode", "neovim", "neovim-0.7", "emacs"]
 MessageAnswer = Literal["Run", "Deny", "never", "error"]
 
 #: Seconds between an applyEdit reply and the didChange/didOpen that follows it.
