@@ -16,7 +16,6 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from rune_lsp.lines import split_lines
 from rune_lsp.loop.state import PreparedEdit
 from rune_lsp.review import hunk_diagnostics, review_code_actions, unified_diff
 from rune_lsp.review.hunk_review import HunkReview, Verdict
@@ -219,10 +218,9 @@ class ReviewDesk:
         for review in self._on(uri):
             if review.change.old_text is None or review.landing:
                 continue
-            lines = split_lines(review.state.base)
             for hunk in review.state.pending:
                 if range_.start.line <= hunk.old_end and hunk.old_start <= range_.end.line + 1:
-                    hints.extend(inlay_hints(hunk, lines, self.server.encoding))
+                    hints.extend(inlay_hints(hunk, review.state.base, self.server.encoding))
         return hints
 
     def code_lenses(self, uri: str) -> list[types.CodeLens]:
@@ -230,9 +228,9 @@ class ReviewDesk:
         for review in self._on(uri):
             if review.landing:
                 continue
-            lines = split_lines(review.state.base) if review.change.old_text is not None else []
+            text = review.state.base if review.change.old_text is not None else ""
             for hunk in review.state.pending:
-                lenses.extend(code_lenses(review.change.edit_id, hunk, lines, self.server.encoding))
+                lenses.extend(code_lenses(review.change.edit_id, hunk, text, self.server.encoding))
         return lenses
 
     def _on(self, uri: str) -> list[OpenReview]:

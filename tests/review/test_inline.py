@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rune_lsp.lines import split_lines
 from rune_lsp.review import compute_hunks
 from rune_lsp.review.inline import HINT_LIMIT, code_lenses, inlay_hints
 
@@ -11,7 +10,7 @@ OLD = "a = 1\nb = 2\nc = 3\n"
 
 def hints(old: str, new: str, encoding: str | None = None) -> list[tuple[int, int, str]]:
     [hunk] = compute_hunks(old, new)
-    found = inlay_hints(hunk, split_lines(old), encoding)
+    found = inlay_hints(hunk, old, encoding)
     return [(h.position.line, h.position.character, str(h.label)) for h in found]
 
 
@@ -30,7 +29,7 @@ def test_a_pure_insertion_is_shown_after_the_line_before_it() -> None:
     assert hints(OLD, OLD.replace("b = 2\n", "b = 2\nnew = 0\nmore = 1\n")) == [
         (1, 5, "+ new = 0 (+1 more)")
     ]
-    [first] = inlay_hints(compute_hunks(OLD, "top\n" + OLD)[0], split_lines(OLD), None)
+    [first] = inlay_hints(compute_hunks(OLD, "top\n" + OLD)[0], OLD, None)
     assert (first.position.line, first.position.character, first.label) == (0, 0, "+ top")
     assert first.padding_right and not first.padding_left
 
@@ -45,7 +44,7 @@ def test_hint_positions_are_in_the_negotiated_encoding_and_labels_are_bounded() 
 
 def test_lenses_sit_above_the_hunk_and_run_the_hunk_commands() -> None:
     [hunk] = compute_hunks(OLD, OLD.replace("c = 3", "c = 30"))
-    lenses = code_lenses("e1", hunk, split_lines(OLD), None)
+    lenses = code_lenses("e1", hunk, OLD, None)
     assert [(lens.range.start.line, lens.range.end.line) for lens in lenses] == [(2, 2), (2, 2)]
     commands = [lens.command for lens in lenses if lens.command]
     assert [(c.title, c.command, c.arguments) for c in commands] == [
