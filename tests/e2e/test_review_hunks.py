@@ -113,7 +113,7 @@ async def test_a_whole_edit_rejection_carries_its_reason(
     assert answer == {"status": "rejected"}
     assert result.statuses() == [("edit_file", "rejected")]
     assert editor.apply_records == [] and editor.text("app.py") == APP_PY
-    assert "the user rejected hunk 1 of 3 (line 2): wrong file" in told(double)
+    assert "the user rejected all 3 hunks (lines 2, 6, 10): wrong file." in told(double)
 
 
 async def test_accept_two_of_three_lines_of_one_hunk(launch: Launch, double: ModelDouble) -> None:
