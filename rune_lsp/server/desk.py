@@ -174,8 +174,10 @@ class ReviewDesk:
             numbers = ", ".join(str(index + 1) for index in newly)
             log.info("edit %s: hunks %s went stale under typing", review.change.edit_id, numbers)
         review.by_document = state.done and not review.state.done
+        shown_before = _shown(review.state)
         review.update(state)
-        return True
+        # Typing below the hunks, or beside them on the same lines, moves nothing that is shown.
+        return _shown(state) != shown_before
 
     # --- what is shown ----------------------------------------------------------------------
 
@@ -235,6 +237,11 @@ class ReviewDesk:
 
     def _on(self, uri: str) -> list[OpenReview]:
         return [review for review in self.open.values() if review.uri == uri]
+
+
+def _shown(state: HunkReview) -> tuple[tuple[int, int, int], ...]:
+    """What the diagnostics, hints and lenses of a review depend on: its pending hunks' lines."""
+    return tuple((hunk.index, hunk.old_start, hunk.old_end) for hunk in state.pending)
 
 
 def _overlaps(a: types.Range, b: types.Range) -> bool:
