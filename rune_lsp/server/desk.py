@@ -129,7 +129,7 @@ class ReviewDesk:
         review = self._review(edit_id)
         if review is None:
             return self._settled[edit_id]
-        if review.landing:
+        if review.landing or review.state.done:  # decided already: on its way to the editor
             return await asyncio.shield(review.settled)
         review.update(review.state.resolve(hunk_id, verdict, lines=lines, reason=reason))
         if not review.state.done:
