@@ -11,6 +11,8 @@ RESUME = "rune.resume"
 ACCEPT_EDIT = "rune.acceptEdit"
 REJECT_EDIT = "rune.rejectEdit"
 SHOW_DIFF = "rune.showDiff"
+ACCEPT_HUNK = "rune.acceptHunk"
+REJECT_HUNK = "rune.rejectHunk"
 SETUP_LOCAL = "rune.setupLocal"
 
 #: The `source` of rune's own diagnostics: the pending edits of review mode B.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from rune_lsp.server import code_actions, edits, fix, lifecycle, localmodel
+from rune_lsp.server import code_actions, edits, fix, inline, lifecycle, localmodel
 from rune_lsp.server.app import RuneServer
 from rune_lsp.server.services import Services
 
@@ -22,6 +22,7 @@ def create_server() -> RuneServer:
     edits.register(server, services)
     code_actions.register(server, services)
     localmodel.register(server, services)
+    inline.register(server, services)
     return server
 
 
