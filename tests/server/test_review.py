@@ -51,6 +51,23 @@ async def test_mode_a_sends_the_annotated_edit_and_reports_what_landed(launch: L
     assert (editor.root / "app.py").read_text() == APP_PY  # the editor's buffer, not the disk
 
 
+async def test_mode_a_for_a_client_that_confirms_annotations_without_document_changes(
+    launch: Launch,
+) -> None:
+    """Neovim 0.12 advertises change annotations but not documentChanges: still mode A."""
+    editor = await launch(FIX, answer("Fixed."), kind="neovim-0.12")
+    editor.open()
+
+    result = await finished(editor.fix()[1])
+
+    [request] = editor.requests(types.WORKSPACE_APPLY_EDIT)
+    [annotation] = request["params"]["edit"]["changeAnnotations"].values()
+    assert annotation["needsConfirmation"] is True
+    assert editor.diagnostics.get(editor.uri(), []) == []  # no mode-B review
+    assert statuses(result) == [("edit_file", "applied")]
+    assert editor.buffers[editor.uri()].text == FIXED
+
+
 @pytest.mark.parametrize(
     ("policy", "detail"),
     [
