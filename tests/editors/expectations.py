@@ -30,9 +30,14 @@ def assert_diff_was_shown(report: DriverReport, explain: str) -> None:
 
 
 def assert_accepted(report: DriverReport, double: ModelDouble, project: Path, explain: str) -> None:
-    """The accept reached the buffer (saved only by the save), and the run says so."""
+    """The Accept edit action reached the buffer (saved only by the save), and the run says so."""
     assert report.command_errors == {}, explain
     assert report.verdict_status == "applied", explain
+    assert_landed(report, double, project, explain)
+
+
+def assert_landed(report: DriverReport, double: ModelDouble, project: Path, explain: str) -> None:
+    """The edit reached the buffer (saved only by the save), and the run says so."""
     assert report.cleared, explain
     assert report.modified_before_save is True, explain
     result = report.run_result

@@ -1,9 +1,11 @@
 -- Drives Neovim (0.7 and later) through the review flow of docs/getting-started.md, as a
 -- user would: open the file, ask for code actions on the bug line and pick "Rune: Fix this",
--- wait for the `rune` diagnostic, `vim.lsp.buf.code_action()` on it and pick Show diff (when
--- asked) and the verdict, then `:write`.
--- Picking is the only thing simulated (vim.ui.select answers with the wanted title); requests,
--- commands and the server's workspace/applyEdit go through Neovim's own LSP client.
+-- then either (mode B) wait for the `rune` diagnostic, `vim.lsp.buf.code_action()` on it and
+-- pick Show diff (when asked) and the verdict, or (mode A, `by_confirmation`) answer Neovim's
+-- own "Apply all changes?" prompt; then `:write`.
+-- Only the user's answers are simulated (vim.ui.select answers with the wanted title,
+-- vim.fn.confirm with Yes or No); requests, commands and the server's workspace/applyEdit go
+-- through Neovim's own LSP client.
 -- Parameters come from the JSON file named by $EDITOR_TEST_CONFIG; the report goes to its
 -- `report` path, also when a step fails or times out.
 
@@ -15,6 +17,8 @@ local report = {
   cleared = false,
   command_errors = vim.empty_dict(),
   messages = {},
+  confirmations = {},
+  apply_answers = {},
 }
 local fix_result = nil
 
@@ -62,6 +66,21 @@ vim.lsp.handlers["workspace/executeCommand"] = function(err, result, ctx, handle
   end
 end
 
+-- Neovim 0.12 asks before it applies an edit whose change annotation needs confirmation (mode
+-- A): the user answers Yes to "Accept edit" and No otherwise.
+vim.fn.confirm = function(message, _choices, _default, _kind)
+  table.insert(report.confirmations, message)
+  return config.verdict == "Accept edit" and 1 or 2
+end
+
+-- What Neovim answers to the server's workspace/applyEdit (0.12 says applied even after a No).
+local apply_edit = vim.lsp.handlers["workspace/applyEdit"]
+vim.lsp.handlers["workspace/applyEdit"] = function(err, params, ctx, handler_config)
+  local answer = apply_edit(err, params, ctx, handler_config)
+  table.insert(report.apply_answers, answer and answer.applied)
+  return answer
+end
+
 local show_message = vim.lsp.handlers["window/showMessage"]
 vim.lsp.handlers["window/showMessage"] = function(err, result, ctx, handler_config)
   table.insert(report.messages, result.message)
@@ -99,32 +118,8 @@ end
 
 local severity_names = { "error", "warning", "information", "hint" }
 
-local function main()
-  vim.cmd("edit " .. vim.fn.fnameescape(config.file))
-  local bufnr = vim.api.nvim_get_current_buf()
-  wait_for("the rune client to attach", function()
-    local clients = (vim.lsp.get_clients or vim.lsp.get_active_clients)()
-    for _, client in ipairs(clients) do
-      local attached = vim.lsp.buf_is_attached(bufnr, client.id)
-      if client.name == "rune" and client.initialized and attached then
-        return true
-      end
-    end
-    return false
-  end)
-
-  -- The bug line selected: 0.7's code_action() only sends the cursor, range_code_action()
-  -- sends the selection; later versions take the selection in code_action() itself.
-  local bug_line = config.line + 1
-  vim.api.nvim_win_set_cursor(0, { bug_line, 0 })
-  if vim.fn.has("nvim-0.8") == 0 then
-    local width = #vim.api.nvim_buf_get_lines(bufnr, config.line, bug_line, true)[1]
-    pick("Rune: Fix this", function()
-      vim.lsp.buf.range_code_action(nil, { bug_line, 0 }, { bug_line, width })
-    end)
-  else
-    pick("Rune: Fix this", vim.lsp.buf.code_action)
-  end
+-- Mode B: the pending edit is a `rune` diagnostic; its code actions decide it.
+local function review_by_diagnostic(bufnr)
   wait_for("the pending-edit diagnostic", function()
     return #rune_diagnostics(bufnr) > 0 or fix_ended()
   end)
@@ -154,6 +149,41 @@ local function main()
     end)
   end
   pick(config.verdict, vim.lsp.buf.code_action)
+end
+
+local function main()
+  vim.cmd("edit " .. vim.fn.fnameescape(config.file))
+  local bufnr = vim.api.nvim_get_current_buf()
+  wait_for("the rune client to attach", function()
+    local clients = (vim.lsp.get_clients or vim.lsp.get_active_clients)()
+    for _, client in ipairs(clients) do
+      local attached = vim.lsp.buf_is_attached(bufnr, client.id)
+      if client.name == "rune" and client.initialized and attached then
+        return true
+      end
+    end
+    return false
+  end)
+
+  -- The bug line selected: 0.7's code_action() only sends the cursor, range_code_action()
+  -- sends the selection; later versions take the selection in code_action() itself.
+  local bug_line = config.line + 1
+  vim.api.nvim_win_set_cursor(0, { bug_line, 0 })
+  if vim.fn.has("nvim-0.8") == 0 then
+    local width = #vim.api.nvim_buf_get_lines(bufnr, config.line, bug_line, true)[1]
+    pick("Rune: Fix this", function()
+      vim.lsp.buf.range_code_action(nil, { bug_line, 0 }, { bug_line, width })
+    end)
+  else
+    pick("Rune: Fix this", vim.lsp.buf.code_action)
+  end
+  if config.by_confirmation then
+    wait_for("the confirmation prompt", function()
+      return #report.confirmations > 0 or fix_ended()
+    end)
+  else
+    review_by_diagnostic(bufnr)
+  end
   wait_for("the run result", fix_ended)
   report.run_result = fix_result
   wait_for("the rune diagnostics to clear", function()

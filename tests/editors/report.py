@@ -36,6 +36,7 @@ class DriverReport(BaseModel):
     messages: list[str] = []  # the server's window/showMessage texts, in order
     server_log: str = ""  # the server's stderr, where the editor keeps it
     confirmations: list[str] = []  # questions the editor itself asked before applying an edit
+    apply_answers: list[bool | None] = []  # `applied` of each answer to workspace/applyEdit
 
     @classmethod
     def read(cls, path: Path) -> DriverReport | None:
