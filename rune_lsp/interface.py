@@ -10,6 +10,8 @@ CANCEL = "rune.cancel"
 RESUME = "rune.resume"
 ACCEPT_EDIT = "rune.acceptEdit"
 REJECT_EDIT = "rune.rejectEdit"
+ACCEPT_HUNK = "rune.acceptHunk"
+REJECT_HUNK = "rune.rejectHunk"
 SHOW_DIFF = "rune.showDiff"
 
 #: The `source` of rune's own diagnostics: the pending edits of review mode B.

@@ -7,8 +7,8 @@ Pure logic over lsprotocol types; the server and the terminal front end drive it
 from rune_lsp.review.diff import colorize, unified_diff
 from rune_lsp.review.errors import HunkMismatchError, ReviewError, UnsupportedEncodingError
 from rune_lsp.review.hunks import Hunk, apply_hunks, compute_hunks
-from rune_lsp.review.merge import merge_texts
-from rune_lsp.review.mode_b import pending_diagnostic, review_code_actions
+from rune_lsp.review.merge import Rebased, merge_texts, rebase_hunks
+from rune_lsp.review.mode_b import hunk_diagnostics, review_code_actions
 from rune_lsp.review.positions import TextEnd, encoded_length, hunk_range, resolve_encoding
 from rune_lsp.review.reconcile import Reconciliation, reconcile
 from rune_lsp.review.workspace_edit import (
@@ -21,6 +21,7 @@ from rune_lsp.review.workspace_edit import (
 __all__ = [
     "Hunk",
     "HunkMismatchError",
+    "Rebased",
     "Reconciliation",
     "ReviewError",
     "TextEnd",
@@ -33,9 +34,10 @@ __all__ = [
     "compute_hunks",
     "edit_label",
     "encoded_length",
+    "hunk_diagnostics",
     "hunk_range",
     "merge_texts",
-    "pending_diagnostic",
+    "rebase_hunks",
     "reconcile",
     "resolve_encoding",
     "review_code_actions",

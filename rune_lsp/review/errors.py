@@ -13,3 +13,7 @@ class HunkMismatchError(ReviewError):
 
 class UnsupportedEncodingError(ReviewError):
     """A position encoding other than utf-8, utf-16 and utf-32."""
+
+
+class LineSelectionError(ReviewError):
+    """A partial accept naming lines a hunk does not have."""

@@ -9,10 +9,10 @@ CRLF files and a missing final newline round-trip exactly.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from rune_lsp.lines import line_count
-from rune_lsp.review.errors import HunkMismatchError
+from rune_lsp.lines import line_count, split_lines, strip_terminator
+from rune_lsp.review.errors import HunkMismatchError, LineSelectionError
 from rune_lsp.review.lines import Text
 from rune_lsp.review.scan import changed_spans
 
@@ -34,6 +34,63 @@ class Hunk:
     def number(self) -> int:
         """1-based, for people and models."""
         return self.index + 1
+
+
+#: What a line number in a partial accept means; the command's errors and the docs quote it.
+LINE_NUMBERING = (
+    "lines are numbered from 1 over the hunk's changed lines as its diagnostic lists them: "
+    "its removed (-) lines first, then its added (+) lines"
+)
+
+
+def changed_lines(hunk: Hunk) -> list[tuple[str, str]]:
+    """The hunk's changed lines in `LINE_NUMBERING` order: ("-", old line) then ("+", new)."""
+    return [("-", line) for line in split_lines(hunk.old_text)] + [
+        ("+", line) for line in split_lines(hunk.new_text)
+    ]
+
+
+def keep_lines(hunk: Hunk, lines: Iterable[int]) -> Hunk:
+    """`hunk` accepted only in the changed lines numbered `lines` (see `LINE_NUMBERING`).
+
+    A listed removed line is removed, an unlisted one stays; a listed added line is added, an
+    unlisted one is not. What stays of the old lines comes before what is added, as in a
+    unified diff that lists a hunk's removals before its additions. Raises LineSelectionError
+    for a number the hunk does not have.
+    """
+    listed = changed_lines(hunk)
+    chosen = frozenset(lines)
+    wrong = sorted(n for n in chosen if not 1 <= n <= len(listed))
+    if wrong or not chosen:
+        raise LineSelectionError(
+            f"hunk {hunk.number} has changed lines 1-{len(listed)} ({LINE_NUMBERING}); "
+            f"got {', '.join(map(str, wrong)) or 'none'}"
+        )
+    if len(chosen) == len(listed):
+        return hunk
+    pieces = [
+        line
+        for number, (sign, line) in enumerate(listed, start=1)
+        if (sign == "-") != (number in chosen)
+    ]
+    text = _joined(pieces)
+    return replace(hunk, new_text=text, new_end=hunk.new_start + line_count(text))
+
+
+def _joined(pieces: Sequence[str]) -> str:
+    """Lines joined so each still ends a line. Only a hunk at the end of its text has a line
+    without a terminator; when another line now follows that one, it gets the hunk's own."""
+    ending = next(
+        (line[len(strip_terminator(line)) :] for line in pieces if _ends_line(line)), "\n"
+    )
+    last = len(pieces) - 1
+    return "".join(
+        line if _ends_line(line) or i == last else line + ending for i, line in enumerate(pieces)
+    )
+
+
+def _ends_line(text: str) -> bool:
+    return text.endswith(("\n", "\r"))
 
 
 def compute_hunks(old_text: str, new_text: str) -> tuple[Hunk, ...]:

@@ -1,8 +1,9 @@
-"""Review mode B: a pending edit shown as a diagnostic with Accept / Reject / Show diff actions.
+"""Review mode B: each hunk of a pending edit shown as a diagnostic with review actions.
 
-For clients without change-annotation support (Neovim, Helix, Emacs). The diagnostic marks the
-lines the edit would change and carries the editId in `code` and `data`, so the code actions
-offered on it (and the commands they run) can name the edit.
+For clients without change-annotation support (Neovim, Helix, Emacs). A diagnostic marks the
+lines one hunk replaces, lists its changed lines (numbered as a partial accept counts them),
+and carries the editId and hunkId in `data` (the editId also in `code`), so the code actions
+offered on it, and the commands they run, can name the hunk.
 """
 
 from __future__ import annotations
@@ -20,42 +21,72 @@ from lsprotocol.types import (
     Range,
 )
 
-from rune_lsp.interface import ACCEPT_EDIT, DIAGNOSTIC_SOURCE, REJECT_EDIT, SHOW_DIFF
+from rune_lsp.interface import (
+    ACCEPT_EDIT,
+    ACCEPT_HUNK,
+    DIAGNOSTIC_SOURCE,
+    REJECT_EDIT,
+    REJECT_HUNK,
+    SHOW_DIFF,
+)
 from rune_lsp.lines import split_lines, strip_terminator
 from rune_lsp.loop.state import PreparedEdit
-from rune_lsp.review.hunks import Hunk
+from rune_lsp.review.hunks import Hunk, changed_lines
 from rune_lsp.review.positions import FILE_START, Encoding, encoded_length
 
 _REASON_LIMIT = 200  # characters of the model's reason shown in the message
+#: A hunk's message lists at most this many changed lines, each cut at `_LINE_LIMIT`: a
+#: diagnostic is read in a hover or an echo area, and Show diff has the rest.
+SHOWN_LINES = 12
+_LINE_LIMIT = 120
 
 
-def pending_diagnostic(
+def hunk_diagnostics(
     edit: PreparedEdit,
     hunks: Sequence[Hunk],
     *,
+    total: int,
+    text: str,
     encoding: Encoding | None = None,
     new_file: bool | None = None,
-) -> Diagnostic:
-    """An Information diagnostic over the lines the edit changes, naming the edit.
-
-    `new_file` defaults to whether the edit creates its file; a new file's diagnostic sits at
-    the start of whatever document it is published on.
+) -> list[Diagnostic]:
+    """One Information diagnostic per hunk, over the lines it replaces in `text` (the document
+    as it is now), showing its changed lines; `total` is the edit's hunk count. `new_file`
+    defaults to whether the edit creates its file; a new file's diagnostics sit at the start
+    of whatever document they are published on.
     """
     creates = edit.old_text is None if new_file is None else new_file
-    where = FILE_START if creates else _affected_range(edit.old_text or "", hunks, encoding)
-    return Diagnostic(
-        range=where,
-        message=_message(edit, len(hunks), creates),
-        severity=DiagnosticSeverity.Information,
-        code=edit.edit_id,
-        source=DIAGNOSTIC_SOURCE,
-        data={"editId": edit.edit_id},
-    )
+    lines = split_lines(text)
+    return [
+        Diagnostic(
+            range=FILE_START if creates else hunk_span(lines, hunk, encoding),
+            message=_message(edit, hunk, total, creates),
+            severity=DiagnosticSeverity.Information,
+            code=edit.edit_id,
+            source=DIAGNOSTIC_SOURCE,
+            data={"editId": edit.edit_id, "hunkId": hunk.number},
+        )
+        for hunk in hunks
+    ]
 
 
-def review_code_actions(edit_id: str, diagnostic: Diagnostic) -> list[CodeAction]:
-    """The three actions on a pending-edit diagnostic, each running a command with the editId."""
-    arguments: list[Any] = [{"editId": edit_id}]
+def review_code_actions(
+    edit_id: str, diagnostic: Diagnostic, hunk_id: int | None = None
+) -> list[CodeAction]:
+    """The actions on a pending-edit diagnostic: the whole edit's first (every editor's own
+    review test picks those by position), then the hunk's when it names one."""
+    edit_argument: list[Any] = [{"editId": edit_id}]
+    choices: list[tuple[str, str, list[Any]]] = [
+        ("Accept edit", ACCEPT_EDIT, edit_argument),
+        ("Reject edit", REJECT_EDIT, edit_argument),
+        ("Show diff", SHOW_DIFF, edit_argument),
+    ]
+    if hunk_id is not None:
+        hunk_argument: list[Any] = [{"editId": edit_id, "hunkId": hunk_id}]
+        choices += [
+            ("Accept hunk", ACCEPT_HUNK, hunk_argument),
+            ("Reject hunk", REJECT_HUNK, hunk_argument),
+        ]
     return [
         CodeAction(
             title=title,
@@ -63,27 +94,38 @@ def review_code_actions(edit_id: str, diagnostic: Diagnostic) -> list[CodeAction
             diagnostics=[diagnostic],
             command=Command(title=title, command=command, arguments=arguments),
         )
-        for title, command in (
-            ("Accept edit", ACCEPT_EDIT),
-            ("Reject edit", REJECT_EDIT),
-            ("Show diff", SHOW_DIFF),
-        )
+        for title, command, arguments in choices
     ]
 
 
-def _message(edit: PreparedEdit, hunk_count: int, creates: bool) -> str:
-    size = f"{hunk_count} hunk" if hunk_count == 1 else f"{hunk_count} hunks"
-    what = f"new file, {size}" if creates else size
+def _message(edit: PreparedEdit, hunk: Hunk, total: int, creates: bool) -> str:
+    what = (
+        f"new file, hunk {hunk.number} of {total}" if creates else f"hunk {hunk.number} of {total}"
+    )
     reason = _first_line(edit.reason)
     summary = f": {reason}" if reason else ""
     if summary and summary[-1] not in ".!?":
         summary += "."
     elif not summary:
         summary = "."
-    return (
-        f"rune: proposed {edit.tool} ({what}){summary} "
-        "Use the code actions Accept edit / Reject edit / Show diff."
+    listed = changed_lines(hunk)
+    shown = [
+        f"{number} {sign} {_clipped(strip_terminator(line))}"
+        for number, (sign, line) in enumerate(listed[:SHOWN_LINES], start=1)
+    ]
+    if len(listed) > SHOWN_LINES:
+        shown.append(f"... {len(listed) - SHOWN_LINES} more changed lines (Show diff)")
+    return "\n".join(
+        [
+            f"rune: proposed {edit.tool} ({what}){summary}",
+            *shown,
+            "Code actions: Accept hunk / Reject hunk / Accept edit / Reject edit / Show diff.",
+        ]
     )
+
+
+def _clipped(line: str) -> str:
+    return line if len(line) <= _LINE_LIMIT else line[: _LINE_LIMIT - 3] + "..."
 
 
 def _first_line(reason: str) -> str:
@@ -94,20 +136,19 @@ def _first_line(reason: str) -> str:
     return ""
 
 
-def _affected_range(old_text: str, hunks: Sequence[Hunk], encoding: Encoding | None) -> Range:
-    """From the first changed line to the end of the last one, inside the document.
+def hunk_span(lines: Sequence[str], hunk: Hunk, encoding: Encoding | None) -> Range:
+    """From the hunk's first changed line to the end of its last one, inside the document
+    whose `split_lines` are `lines`.
 
     An insertion changes no line, so it marks the line it goes before (or the last line when
     it goes at the end). Whole-line ranges stay off the empty line after a final newline,
     which some clients refuse as out of range.
     """
-    lines = split_lines(old_text)
-    if not hunks or not lines:
+    if not lines:
         return FILE_START
     last_line = len(lines) - 1
-    first = min(hunks[0].old_start, last_line)
-    final = hunks[-1]
-    end = final.old_end - 1 if final.old_end > final.old_start else final.old_start
+    first = min(hunk.old_start, last_line)
+    end = hunk.old_end - 1 if hunk.old_end > hunk.old_start else hunk.old_start
     end = max(first, min(end, last_line))
     width = encoded_length(strip_terminator(lines[end]), encoding)
     return Range(start=Position(line=first, character=0), end=Position(line=end, character=width))

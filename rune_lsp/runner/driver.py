@@ -79,6 +79,10 @@ class RunDriver:
     #: clears it when the user cancels or a newer run supersedes.
     cancel_keeps_pause: bool = False
     _superseded: bool = False
+    #: Whether the pending changes of one turn are all put to the user at once, to be decided
+    #: in any order (mode B's diagnostics), rather than one after another (VS Code keeps one
+    #: refactor preview at a time; a terminal asks one question at a time).
+    concurrent_reviews: bool = False
 
     async def start(self, run_id: str) -> RunResult:
         return await self._drive(lambda: self.loop.run(self.meta.task, run_id=run_id), run_id)
@@ -120,19 +124,29 @@ class RunDriver:
     async def _review_and_resume(self, state: RunState) -> RunOutcome:
         self._state = state
         self._persist(state)
-        for change in state.undecided:
+        undecided = state.undecided
+        for change in undecided:
             if isinstance(change, PreparedEdit) and change.edit_id not in state.diffs:
                 state.diffs[change.edit_id] = clip(
                     unified_diff(change, display_path=change.path), DIFF_CAP
                 )
-            state.decide(change.edit_id, await self.reviewer.decide(change, state))
-            if state.undecided:  # after the last decision the pause is discarded just below
-                self._persist(state)
+        if self.concurrent_reviews and len(undecided) > 1:
+            async with asyncio.TaskGroup() as group:
+                for change in undecided:
+                    group.create_task(self._review_one(change, state))
+        else:
+            for change in undecided:
+                await self._review_one(change, state)
         # Every decision is taken: from here the loop owns the state again, and a crash
         # before the next pause has no open review left to resume.
         if self.pending_store is not None:
             self.pending_store.discard(state.run_id)
         return await self.loop.resume(state)
+
+    async def _review_one(self, change: PreparedChange, state: RunState) -> None:
+        state.decide(change.edit_id, await self.reviewer.decide(change, state))
+        if state.undecided:  # after the last decision the pause is discarded by the caller
+            self._persist(state)
 
     def _persist(self, state: RunState) -> None:
         if self.pending_store is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from rune_lsp.server import code_actions, edits, fix, lifecycle
+from rune_lsp.server import code_actions, edits, fix, inline, lifecycle
 from rune_lsp.server.app import RuneServer
 from rune_lsp.server.services import Services
 
@@ -21,6 +21,7 @@ def create_server() -> RuneServer:
     fix.register(server, services)
     edits.register(server, services)
     code_actions.register(server, services)
+    inline.register(server, services)
     return server
 
 

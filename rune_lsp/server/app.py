@@ -103,6 +103,42 @@ class RuneServer(LanguageServer):
         window = self.client_capabilities.window
         return bool(window and window.work_done_progress)
 
+    @property
+    def encoding(self) -> str | None:
+        """The position encoding negotiated at initialize (None: UTF-16)."""
+        encoding = self.workspace.position_encoding
+        return None if encoding is None else str(getattr(encoding, "value", encoding))
+
+    @property
+    def inlay_hint_support(self) -> bool:
+        document = self.client_capabilities.text_document
+        return bool(document and document.inlay_hint is not None)
+
+    @property
+    def code_lens_support(self) -> bool:
+        document = self.client_capabilities.text_document
+        return bool(document and document.code_lens is not None)
+
+    def refresh_inline(self) -> None:
+        """Ask the client to fetch inlay hints and code lenses again (what a pending review
+        shows changed), where it supports both the feature and the refresh. Nobody waits for
+        the answer: a client that fails it simply shows the old ones until it asks itself."""
+        workspace = self.client_capabilities.workspace
+        wanted = (
+            (
+                types.WORKSPACE_INLAY_HINT_REFRESH,
+                self.inlay_hint_support and workspace and workspace.inlay_hint,
+            ),
+            (
+                types.WORKSPACE_CODE_LENS_REFRESH,
+                self.code_lens_support and workspace and workspace.code_lens,
+            ),
+        )
+        for method, capability in wanted:
+            if capability and capability.refresh_support:
+                answer = self.protocol.send_request_async(method, None)
+                answer.add_done_callback(_ignore_failure)
+
     def report_server_error(self, error: Exception, source: Any) -> None:
         # After shutdown the client no longer listens (and after exit stdout is closed, so
         # showing the error would fail again, and again): log it only.
@@ -136,6 +172,11 @@ class RuneServer(LanguageServer):
         except (TimeoutError, asyncio.CancelledError):
             self.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
             raise
+
+
+def _ignore_failure(answer: asyncio.Future[Any]) -> None:
+    if not answer.cancelled() and answer.exception() is not None:
+        log.debug("the client failed a refresh: %s", answer.exception())
 
 
 class _ReaderLog(logging.LoggerAdapter[logging.Logger]):

@@ -6,7 +6,7 @@ gets an InvalidParams error that names the field, never a crash halfway through 
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from cattrs import transform_error
 from lsprotocol import converters, types
@@ -71,6 +71,21 @@ class RunIdArgs(_Args):
 
 class EditIdArgs(_Args):
     edit_id: str = Field(alias="editId", min_length=1)
+
+
+class EditVerdictArgs(EditIdArgs):
+    """`rune.acceptEdit` / `rune.rejectEdit`: a rejection's reason is told to the model."""
+
+    reason: str = Field(default="", max_length=2000)
+
+
+class HunkArgs(EditVerdictArgs):
+    """`rune.acceptHunk` / `rune.rejectHunk`. `hunkId`: the hunk's number in the edit (from
+    the diagnostic's `data`); `lines`: accept only these changed lines of it, numbered as
+    `rune_lsp.review.hunks.LINE_NUMBERING` says."""
+
+    hunk_id: int = Field(alias="hunkId", ge=1)
+    lines: tuple[Annotated[int, Field(ge=1)], ...] | None = Field(default=None, min_length=1)
 
 
 A = TypeVar("A", bound=_Args)

@@ -1,4 +1,5 @@
-"""`rune.acceptEdit`, `rune.rejectEdit`, `rune.showDiff`: review mode B from any client."""
+"""`rune.acceptEdit`, `rune.rejectEdit`, `rune.acceptHunk`, `rune.rejectHunk`, `rune.showDiff`:
+review mode B from any client."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from rune_lsp.interface import ACCEPT_EDIT, REJECT_EDIT, SHOW_DIFF
+from rune_lsp.interface import ACCEPT_EDIT, ACCEPT_HUNK, REJECT_EDIT, REJECT_HUNK, SHOW_DIFF
 from rune_lsp.server.app import RuneServer
 
 if TYPE_CHECKING:
-    from rune_lsp.server.review import ReviewDesk, Verdict
+    from rune_lsp.review.hunk_review import Verdict
+    from rune_lsp.server.review import ReviewDesk
     from rune_lsp.server.services import Services
 
 
@@ -23,6 +25,14 @@ def register(server: RuneServer, services: Services) -> None:
     @server.command(REJECT_EDIT)
     async def reject(ls: RuneServer, *args: Any) -> dict[str, str]:
         return {"status": await _resolve(services.desk, REJECT_EDIT, args, "reject")}
+
+    @server.command(ACCEPT_HUNK)
+    async def accept_hunk(ls: RuneServer, *args: Any) -> dict[str, str]:
+        return {"status": await _resolve_hunk(services.desk, ACCEPT_HUNK, args, "accept")}
+
+    @server.command(REJECT_HUNK)
+    async def reject_hunk(ls: RuneServer, *args: Any) -> dict[str, str]:
+        return {"status": await _resolve_hunk(services.desk, REJECT_HUNK, args, "reject")}
 
     @server.command(SHOW_DIFF)
     def show_diff(ls: RuneServer, *args: Any) -> dict[str, str]:
@@ -38,16 +48,45 @@ def register(server: RuneServer, services: Services) -> None:
 
 
 async def _resolve(desk: ReviewDesk, command: str, args: tuple[Any, ...], verdict: Verdict) -> str:
-    from rune_lsp.server.commands import EditIdArgs, parse  # pydantic: on first use
+    from rune_lsp.server.commands import EditVerdictArgs, parse  # pydantic: on first use
 
-    request = parse(EditIdArgs, command, args)
+    request = parse(EditVerdictArgs, command, args)
     try:
-        status = await desk.resolve(request.edit_id, verdict)
+        status = await desk.resolve(request.edit_id, verdict, reason=request.reason)
     except KeyError:
         raise _unknown(command, request.edit_id) from None
+    return _final(command, request.edit_id, status)
+
+
+async def _resolve_hunk(
+    desk: ReviewDesk, command: str, args: tuple[Any, ...], verdict: Verdict
+) -> str:
+    """`pending` while other hunks of the edit wait; the edit's status once it is decided."""
+    from rune_lsp.review.errors import ReviewError
+    from rune_lsp.server.commands import HunkArgs, parse  # pydantic: on first use
+
+    request = parse(HunkArgs, command, args)
+    if request.lines is not None and verdict == "reject":
+        raise JsonRpcInvalidParams(f"{command}: `lines` is for accepting part of a hunk")
+    try:
+        status = await desk.resolve_hunk(
+            request.edit_id,
+            request.hunk_id,
+            verdict,
+            lines=request.lines,
+            reason=request.reason,
+        )
+    except KeyError:
+        raise _unknown(command, request.edit_id) from None
+    except ReviewError as exc:  # no such pending hunk; lines it does not have
+        raise JsonRpcInvalidParams(f"{command}: edit {request.edit_id!r}: {exc}") from None
+    return _final(command, request.edit_id, status)
+
+
+def _final(command: str, edit_id: str, status: str | None) -> str:
     if status is None:
         raise JsonRpcInvalidParams(
-            f"{command}: edit {request.edit_id!r} was withdrawn: its run ended first"
+            f"{command}: edit {edit_id!r} was withdrawn: its run ended first"
         )
     return status
 

@@ -51,10 +51,12 @@ def register(server: RuneServer, services: Services) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def on_change(ls: RuneServer, params: types.DidChangeTextDocumentParams) -> None:
         services.documents.mark_changed(params.text_document.uri)
+        _follow(services, params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def on_open(ls: RuneServer, params: types.DidOpenTextDocumentParams) -> None:
         services.documents.mark_changed(params.text_document.uri)
+        _follow(services, params.text_document.uri)
 
     @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
     def on_progress_cancel(ls: RuneServer, params: types.WorkDoneProgressCancelParams) -> None:
@@ -71,6 +73,13 @@ def register(server: RuneServer, services: Services) -> None:
             runs.cancel_request(request_id)
 
     server.on_request_cancelled = on_request_cancelled
+
+
+def _follow(services: Services, uri: str) -> None:
+    """Pending reviews on the document follow the change (no desk yet: no review open)."""
+    desk = services.built_desk
+    if desk is not None and desk.open:
+        desk.follow(uri)
 
 
 async def _after_initialized(ls: RuneServer, services: Services) -> None:

@@ -2,8 +2,9 @@
 
 Mode A, clients with change-annotation support (VS Code): one `workspace/applyEdit` per pending
 edit, never two at once, reconciled afterwards against what actually landed. Mode B, any other
-client: each pending edit is an Information diagnostic with Accept / Reject / Show diff actions,
-and only an accept sends a plain `workspace/applyEdit`. Commands ask with
+client: every pending edit is shown at once, one Information diagnostic per hunk (server/desk.py
+holds them), resolved hunk by hunk or as a whole, and only accepted hunks are sent, in one plain
+`workspace/applyEdit` once every hunk of the edit is decided. Commands ask with
 `window/showMessageRequest`. Every path re-checks the rules right before anything is sent, and
 an edit the editor did not apply to the text it was proposed on is `stale`, never `rejected`.
 """
@@ -13,9 +14,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -33,16 +33,16 @@ from rune_lsp.loop.state import (
 )
 from rune_lsp.review import (
     Hunk,
+    Reconciliation,
     build_annotated_edit,
     build_plain_edit,
     compute_hunks,
     edit_label,
-    pending_diagnostic,
     reconcile,
-    review_code_actions,
-    unified_diff,
 )
+from rune_lsp.review.hunk_review import HunkReview
 from rune_lsp.server.app import RuneServer
+from rune_lsp.server.desk import OpenReview, ReviewDesk
 from rune_lsp.server.documents import LspDocuments
 from rune_lsp.server.protocol import UnusableAnswerError
 from rune_lsp.tools.errors import DocumentError
@@ -59,87 +59,8 @@ REVIEW_WAIT_SECONDS = 600.0
 #: The loop's last word before a change is sent: the change to send (rebased onto the current
 #: text when another edit landed meanwhile) or the refusal (denied, stale).
 Dispatch = Callable[[PreparedChange], Awaitable[PreparedChange | ToolOutcome]]
-Verdict = Literal["accept", "reject"]
-
-
-@dataclass
-class OpenReview:
-    """A mode-B edit waiting for the user's accept or reject."""
-
-    run_id: str
-    change: PreparedEdit
-    uri: str
-    diagnostic: types.Diagnostic
-    display_path: str
-    verdict: asyncio.Future[Verdict]
-    # The accept/reject command's answer: the edit's final status; None: withdrawn (the run
-    # ended before it could land).
-    command_answer: asyncio.Future[str | None] = field(
-        default_factory=lambda: asyncio.get_running_loop().create_future()
-    )
-
-    def answer_command(self, status: str | None) -> None:
-        if not self.command_answer.done():
-            self.command_answer.set_result(status)
-
-
-class ReviewDesk:
-    """Server-wide review state: the mode-A queue and the open mode-B reviews."""
-
-    def __init__(
-        self,
-        server: RuneServer,
-        documents: LspDocuments,
-        change_grace: float = CHANGE_GRACE_SECONDS,
-        answer_wait: float = REVIEW_WAIT_SECONDS,
-    ) -> None:
-        self.server = server
-        self.documents = documents
-        self.change_grace = change_grace
-        self.answer_wait = answer_wait
-        # VS Code discards an open refactor preview when another applyEdit arrives.
-        self.apply_lock = asyncio.Lock()
-        self.open: dict[str, OpenReview] = {}
-
-    # --- mode B commands -------------------------------------------------------------------------
-
-    async def resolve(self, edit_id: str, verdict: Verdict) -> str | None:
-        """The edit's status once decided; None when its run ended before it could land."""
-        review = self.open.get(edit_id)
-        if review is None:
-            raise KeyError(edit_id)
-        if not review.verdict.done():
-            review.verdict.set_result(verdict)
-        return await asyncio.shield(review.command_answer)
-
-    def diff_of(self, edit_id: str) -> str:
-        review = self.open.get(edit_id)
-        if review is None:
-            raise KeyError(edit_id)
-        return unified_diff(review.change, display_path=review.display_path)
-
-    def code_actions(self, uri: str, range_: types.Range) -> list[types.CodeAction]:
-        actions: list[types.CodeAction] = []
-        for review in self.open.values():
-            if review.uri == uri and _overlaps(review.diagnostic.range, range_):
-                actions.extend(review_code_actions(review.change.edit_id, review.diagnostic))
-        return actions
-
-    def withdraw(self, run_id: str) -> None:
-        """Take a run's open reviews away: diagnostics cleared, pending commands answered."""
-        for edit_id, review in list(self.open.items()):
-            if review.run_id == run_id:
-                if not review.verdict.done():
-                    review.verdict.cancel()
-                review.answer_command(None)
-                self.open.pop(edit_id, None)
-                self.publish(review.uri)
-
-    def publish(self, uri: str) -> None:
-        diagnostics = [r.diagnostic for r in self.open.values() if r.uri == uri]
-        self.server.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)
-        )
+#: What the text after an applyEdit means for the edit (mode B names its hunks' fates).
+Judge = Callable[[Reconciliation], Landed]
 
 
 @dataclass
@@ -203,6 +124,7 @@ class LspReviewer:
         label: str,
         *,
         confirmable: bool,
+        judge: Judge | None = None,
     ) -> Landed:
         """One applyEdit, then what landed: the text after it compared with the proposal.
 
@@ -211,6 +133,7 @@ class LspReviewer:
         not synced the buffer yet (Emacs' eglot sends didChange only once idle), its
         `applied: true` stands.
         """
+        judge = judge or _as_landed
         path = Path(change.path)
         changed = self.documents.expect_change(path)
         wait = self.desk.answer_wait
@@ -223,9 +146,9 @@ class LspReviewer:
         except TimeoutError:
             reason = f"the editor did not answer within {wait:g} s; the request was withdrawn"
             log.warning("applyEdit of %s: %s", path, reason)
-            return await self._unclear(change, hunks, changed, reason)
+            return await self._unclear(change, hunks, changed, reason, judge)
         except UnusableAnswerError as exc:  # logged where it was read
-            return await self._unclear(change, hunks, changed, f"the editor's {exc}")
+            return await self._unclear(change, hunks, changed, f"the editor's {exc}", judge)
         except JsonRpcException as exc:  # eglot answers a "no" with an error
             return self._not_applied(change, str(exc) or "the editor refused the edit")
         if not response.applied:
@@ -233,20 +156,26 @@ class LspReviewer:
         arrived = await self._change_arrived(path, changed, change.old_text)
         landed = self._current_text(path)
         if not confirmable and not arrived and (landed or "") == (change.old_text or ""):
-            return Landed(status="applied", detail="the user accepted the edit; it was applied")
-        outcome = reconcile(change.old_text, hunks, landed)
-        return Landed(status=outcome.status, detail=outcome.detail)
+            everything = tuple(hunk.index for hunk in hunks)
+            detail = "the user accepted the edit; it was applied"
+            return judge(Reconciliation("applied", kept=everything, dropped=(), detail=detail))
+        return judge(reconcile(change.old_text, hunks, landed))
 
     async def _unclear(
-        self, change: PreparedEdit, hunks: Sequence[Hunk], changed: asyncio.Event, reason: str
+        self,
+        change: PreparedEdit,
+        hunks: Sequence[Hunk],
+        changed: asyncio.Event,
+        reason: str,
+        judge: Judge,
     ) -> Landed:
         """No usable answer (none in time, or one that is no ApplyWorkspaceEditResult): the
         document decides. The edit counts as landed only as far as the text shows it did;
         an unchanged document is a rejection, and the model is told why."""
         path = Path(change.path)
         if await self._change_arrived(path, changed, change.old_text):
-            outcome = reconcile(change.old_text, hunks, self._current_text(path))
-            return Landed(status=outcome.status, detail=f"{outcome.detail} ({reason})")
+            landed = judge(reconcile(change.old_text, hunks, self._current_text(path)))
+            return landed.model_copy(update={"detail": f"{landed.detail} ({reason})"})
         return Landed(status="rejected", detail=f"the edit was not applied: {reason}")
 
     def _not_applied(self, change: PreparedEdit, reason: str | None) -> Landed:
@@ -289,76 +218,74 @@ class LspReviewer:
             changed = self.documents.expect_change(path)
 
     def _encoding(self) -> str | None:
-        """The position encoding pygls negotiated at initialize (None: UTF-16)."""
-        encoding = self.server.workspace.position_encoding
-        return None if encoding is None else str(getattr(encoding, "value", encoding))
+        return self.server.encoding
 
     # --- mode B ---------------------------------------------------------------------------------
 
     async def _by_diagnostic(self, change: PreparedEdit) -> Decision:
-        path = Path(change.path)
-        hunks = compute_hunks(change.old_text or "", change.new_text)
         exists = change.old_text is not None
-        uri = self.documents.uri_for(path) if exists else self.origin_uri
-        diagnostic = pending_diagnostic(
-            *await self._as_it_would_land(change, hunks),
-            encoding=self._encoding(),
-            new_file=not exists,
-        )
         review = OpenReview(
             self.run_id,
             change,
-            uri,
-            diagnostic,
+            self.documents.uri_for(Path(change.path)) if exists else self.origin_uri,
             display_path=self.display_path(change.path),
-            verdict=asyncio.get_running_loop().create_future(),
+            state=HunkReview.start(
+                change.old_text, change.new_text, follows=change.tool == "edit_file" and exists
+            ),
         )
-        self.desk.open[change.edit_id] = review
-        self.desk.publish(uri)
+        self.desk.add(review)  # placed on the text as it is now: an earlier edit may have landed
+        status: str | None = None
         try:
-            verdict = await review.verdict
-            decision = await self._carry_out(change, hunks, verdict)
-            review.answer_command(decision.status if isinstance(decision, Landed) else "rejected")
+            await review.decided.wait()
+            review.landing = True
+            decision = await self._land(review)
+            status = decision.status if isinstance(decision, Landed) else "rejected"
+            if review.by_document:
+                self.desk.remember(change.edit_id, status)
             return decision
         finally:
-            review.answer_command(None)  # a no-op once answered: otherwise the review was withdrawn
-            self.desk.open.pop(change.edit_id, None)
-            self.desk.publish(uri)
+            self.desk.close(review, status)  # status None: withdrawn, the run ended
 
-    async def _as_it_would_land(
-        self, change: PreparedEdit, hunks: Sequence[Hunk]
-    ) -> tuple[PreparedEdit, Sequence[Hunk]]:
-        """The edit re-based onto the document as it is now, for placing its diagnostic: an
-        earlier edit of the same turn may have landed above it. Nothing is sent; the accept
-        re-checks and re-bases again. A change that can no longer land is shown as proposed
-        (accepting it reports why)."""
-        current = await self.dispatch(change)
-        if isinstance(current, PreparedEdit) and current is not change:
-            return current, compute_hunks(current.old_text or "", current.new_text)
-        return change, hunks
-
-    async def _carry_out(
-        self, change: PreparedEdit, hunks: Sequence[Hunk], verdict: Verdict
-    ) -> Decision:
-        """The user's verdict as a decision: a rejection, or the plain edit sent and what landed."""
-        if verdict == "reject":
-            return Reject(reason="the user rejected the edit in the editor")
+    async def _land(self, review: OpenReview) -> Decision:
+        """What the user accepted, in one plain applyEdit; nothing is sent when nothing was."""
+        change, state = review.change, review.state
+        if not state.chosen():
+            outcome = state.verdict(landed=False)
+            return Landed(status=outcome.status, detail=outcome.detail)
         async with self.desk.apply_lock:
-            sent = await self.dispatch(change)
+            proposal = change.model_copy(
+                update={
+                    "old_text": state.base if change.old_text is not None else None,
+                    "new_text": state.result_text(),
+                }
+            )
+            sent = await self.dispatch(proposal)
             if not isinstance(sent, PreparedEdit):
                 return _refused(sent)
-            if sent is not change:  # rebased onto edits that landed since the proposal
-                change, hunks = sent, compute_hunks(sent.old_text or "", sent.new_text)
+            if sent is not proposal:  # the disk moved under a file that is not open
+                state = state.follow(sent.old_text)
+                if not state.chosen():
+                    outcome = state.verdict(landed=False)
+                    return Landed(status=outcome.status, detail=outcome.detail)
+                proposal = sent.model_copy(update={"new_text": state.result_text()})
+            hunks = state.chosen()
             path = Path(change.path)
             edit = build_plain_edit(
-                change,
+                proposal,
                 uri=self.documents.uri_for(path),
                 version=self.documents.version(path),
                 encoding=self._encoding(),
                 hunks=hunks,
             )
             label = edit_label(change, self.display_path(change.path))
-            return await self._send(change, hunks, edit, label, confirmable=False)
+
+            def judge(outcome: Reconciliation) -> Landed:
+                if outcome.status != "applied":  # the editor did something else
+                    return _as_landed(outcome)
+                landed = state.verdict(landed=True)
+                return Landed(status=landed.status, detail=landed.detail)
+
+            return await self._send(proposal, hunks, edit, label, confirmable=False, judge=judge)
 
     # --- commands -------------------------------------------------------------------------------
 
@@ -389,14 +316,12 @@ def _refused(refusal: PreparedChange | ToolOutcome) -> Decision:
     return Landed(status=status, detail=refusal.content)
 
 
+def _as_landed(outcome: Reconciliation) -> Landed:
+    return Landed(status=outcome.status, detail=outcome.detail)
+
+
 def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
-
-
-def _overlaps(a: types.Range, b: types.Range) -> bool:
-    a_start, a_end = (a.start.line, a.start.character), (a.end.line, a.end.character)
-    b_start, b_end = (b.start.line, b.start.character), (b.end.line, b.end.character)
-    return a_start <= b_end and b_start <= a_end
 
 
 __all__ = ["CHANGE_GRACE_SECONDS", "REVIEW_WAIT_SECONDS", "LspReviewer", "ReviewDesk"]

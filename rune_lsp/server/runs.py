@@ -170,6 +170,7 @@ class RunManager:
             )
         driver = RunDriver(
             cancel_keeps_pause=True,
+            concurrent_reviews=not self.server.annotation_support,
             loop=loop,
             reviewer=reviewer,
             meta=RunMeta(

@@ -23,7 +23,12 @@ from tests.e2e.client import EditorClient
 from tests.e2e.editor import FakeEditor, Kind
 from tests.e2e.spares import SPARES
 
-CAPABILITIES = {"vscode": "visual-studio-code", "neovim": "neovim"}
+CAPABILITIES = {
+    "vscode": "visual-studio-code",
+    "neovim": "neovim",  # the latest pytest-lsp knows: inlay hints and code lenses
+    "neovim-0.7": "neovim@v0.7.0",  # neither inlay hints nor code lenses
+    "emacs": "emacs",  # eglot: inlay hints, no code lenses
+}
 
 #: The document most scenarios work on: three small functions, so one edit can span 2+ hunks.
 APP_PY = """\

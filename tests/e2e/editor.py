@@ -36,7 +36,7 @@ from tests.lsp_text import apply_edits, range_of
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-Kind = Literal["vscode", "neovim"]
+Kind = Literal["vscode", "neovim", "neovim-0.7", "emacs"]
 MessageAnswer = Literal["Run", "Deny", "never", "error"]
 
 #: Seconds between an applyEdit reply and the didChange/didOpen that follows it.
@@ -124,6 +124,7 @@ class FakeEditor:
         self.message_answers: deque[MessageAnswer] = deque()
         self.default_message_answer: MessageAnswer = "Deny"
         self.diagnostics_log: list[types.PublishDiagnosticsParams] = []
+        self.refreshes: list[str] = []  # inlay hint / code lens refresh requests, in order
         self.max_edits_in_flight = 0
         self.crashed = False
         self.exit_problem: str | None = None
@@ -152,6 +153,14 @@ class FakeEditor:
         def diagnostics(ls: EditorClient, params: types.PublishDiagnosticsParams) -> None:
             self.diagnostics_log.append(params)
             ls.diagnostics[params.uri] = params.diagnostics
+
+        @client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
+        def inlay_hint_refresh(ls: EditorClient, params: None) -> None:
+            self.refreshes.append(types.WORKSPACE_INLAY_HINT_REFRESH)
+
+        @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+        def code_lens_refresh(ls: EditorClient, params: None) -> None:
+            self.refreshes.append(types.WORKSPACE_CODE_LENS_REFRESH)
 
         @client.feature(types.WORKSPACE_APPLY_EDIT)
         async def apply_edit(

@@ -108,7 +108,7 @@ async def test_reject_sends_no_edit_and_clears_the_diagnostic(
     assert "no pending edit" in error
 
 
-async def test_typing_on_the_same_lines_before_the_accept_makes_the_edit_stale(
+async def test_typing_on_the_same_lines_makes_the_edit_stale_at_once(
     launch: Launch, double: ModelDouble, workspace: Path
 ) -> None:
     double.script(edit("app.py", "return a - b", "return a + b"), Reply(text="Noted."))
@@ -119,14 +119,17 @@ async def test_typing_on_the_same_lines_before_the_accept_makes_the_edit_stale(
     fix = editor.start_fix("app.py")
     diagnostic = await editor.pending_review(uri)
     editor.type(Typing("app.py", "a - b", "a - b - 0"))
-    answer = await editor.review(uri, diagnostic, "Accept edit")
-    result = await fix.result()
+    result = await fix.result()  # its only hunk went stale: nothing is left to decide
 
-    assert answer == {"status": "stale"}
     assert result.statuses() == [("edit_file", "stale")]
+    assert editor.rune_diagnostics(uri) == []
     assert editor.apply_records == []  # the document is never overwritten
     assert editor.text("app.py") == APP_PY.replace("a - b", "a - b - 0")
-    assert "changed since the edit was proposed" in told(double)
+    assert "the user changed those lines after the proposal" in told(double)
+    # An accept that was already on its way learns what happened instead of an error.
+    edit_id = result.edits[0].edit_id
+    assert await editor.command("rune.acceptEdit", {"editId": edit_id}) == {"status": "stale"}
+    assert diagnostic.data["editId"] == edit_id
 
 
 async def test_typing_elsewhere_before_the_accept_is_kept_and_the_edit_rebased(

@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rune_lsp.review import merge_texts
+from rune_lsp.review import apply_hunks, compute_hunks, merge_texts, rebase_hunks
+from rune_lsp.review.hunks import check_hunks
 
 from .test_properties import texts
 
@@ -127,3 +128,42 @@ def test_different_changes_to_the_same_lines_conflict(
     ours = "".join(lines[:head] + mine + lines[head + length :])
     theirs = "".join(lines[:head] + other + lines[head + length :])
     assert merge_texts(base, ours, theirs) is None
+
+
+# --- rebase_hunks: the one mechanism under merge_texts and a review following the typing --------
+
+
+def test_a_hunk_moves_with_lines_typed_above_it_and_keeps_its_identity() -> None:
+    hunks = compute_hunks(BASE, BASE.replace("return 2", "return 20"))
+    typed = "import os\nimport sys\n" + BASE
+    rebased = rebase_hunks(BASE, typed, hunks)
+    [moved] = rebased.moved
+    assert rebased.conflicts == ()
+    assert (moved.index, moved.old_start, moved.old_text) == (0, 7, "    return 2\n")
+    check_hunks(typed, rebased.moved)
+    assert apply_hunks(typed, rebased.moved) == typed.replace("return 2", "return 20")
+
+
+def test_only_the_hunk_a_change_touches_conflicts() -> None:
+    proposal = BASE.replace("return 1", "return 10").replace("return 2", "return 20")
+    hunks = compute_hunks(BASE, proposal)
+    typed = BASE.replace("return 2", "return 3")
+    rebased = rebase_hunks(BASE, typed, hunks)
+    assert rebased.conflicts == (1,)
+    assert [h.index for h in rebased.moved] == [0]
+    assert apply_hunks(typed, rebased.moved) == typed.replace("return 1", "return 10")
+
+
+@settings(max_examples=400)
+@given(apart(), st.booleans())
+def test_rebased_hunks_fit_the_changed_text_and_apply_exactly(
+    case: tuple[str, str, str, str], swap: bool
+) -> None:
+    base, ours, theirs, both = case
+    if swap:
+        ours, theirs = theirs, ours
+    rebased = rebase_hunks(base, ours, compute_hunks(base, theirs))
+    assert rebased.conflicts == ()
+    check_hunks(ours, rebased.moved)  # positions, offsets and text all still match
+    assert apply_hunks(ours, rebased.moved) == both
+    assert [h.new_start for h in rebased.moved] == [h.new_start for h in compute_hunks(ours, both)]

@@ -150,6 +150,8 @@ async def test_mode_b_accept_applies_and_answers_the_status(launch: Launch) -> N
         "Accept edit",
         "Reject edit",
         "Show diff",
+        "Accept hunk",
+        "Reject hunk",
         "Rune: Fix this",
     ]
     assert await editor.command(ACCEPT_EDIT, diagnostic.data) == {"status": "applied"}
@@ -173,7 +175,7 @@ async def test_mode_b_reject_sends_nothing(launch: Launch) -> None:
 
     assert statuses(result) == [("edit_file", "rejected")]
     assert editor.requests(types.WORKSPACE_APPLY_EDIT) == []
-    assert "the user rejected the edit in the editor" in told(editor)
+    assert "the user discarded the only hunk" in told(editor)
 
 
 async def test_mode_b_accept_of_an_edit_the_user_typed_over_is_stale(launch: Launch) -> None:
