@@ -12,12 +12,14 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from tests.editors import scenario
 from tests.editors.editor_process import (
     EditorExit,
+    ReviewStep,
     isolated_environ,
     run_editor,
     write_driver_config,
@@ -158,18 +160,20 @@ def review_in_neovim(
     snippet: NeovimSnippet,
     *,
     file: Path,
+    line: int,
     base_url: str,
-    verdict: str,
     scratch: Path,
+    steps: Sequence[ReviewStep] = (),
     show_diff: bool = False,
+    confirm: bool | None = None,
     in_buffer: bool = False,
 ) -> NeovimSession:
-    """Fix this on the bug line, then decide the pending edit, then `:write`.
+    """Fix this on the 0-based `line`, decide the pending edit, then `:write`.
 
-    Reviewed by diagnostic (mode B), `verdict` is the code action picked on it (after Show
-    diff when `show_diff`); by confirmation (mode A: a Neovim that annotates, without the
-    docs' in-buffer addition), `verdict` "Accept edit" answers Yes to Neovim's prompt and any
-    other No. `in_buffer` appends the docs' in-buffer addition to the snippet.
+    In mode B the driver takes `steps` on the diagnostics (after Show diff when `show_diff`);
+    in mode A (`confirm` not None: a Neovim that annotates, without the docs' in-buffer
+    addition) it answers Neovim's prompt Yes when `confirm`, else No. `in_buffer` appends the
+    docs' in-buffer addition to the snippet.
     """
     scratch.mkdir(parents=True, exist_ok=True)
     init = scratch / "init.lua"
@@ -180,11 +184,11 @@ def review_in_neovim(
     config, report_path = write_driver_config(
         scratch,
         file=file,
-        line=scenario.BUG_LINE,
-        verdict=verdict,
+        line=line,
         wait_ms=STEP_TIMEOUT_MS,
+        steps=steps,
         show_diff=show_diff,
-        by_confirmation=nvim.annotates() and not in_buffer,
+        confirm=None if confirm is None else ("yes" if confirm else "no"),
     )
     home = scratch / "home"
     env = isolated_environ(home, {"EDITOR_TEST_CONFIG": str(config), **nvim.environ()})

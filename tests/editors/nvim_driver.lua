@@ -1,15 +1,18 @@
 -- Drives Neovim (0.7 and later) through the review flow of docs/getting-started.md, as a
--- user would: open the file, ask for code actions on the bug line and pick "Rune: Fix this",
--- then either (mode B) wait for the `rune` diagnostic, `vim.lsp.buf.code_action()` on it and
--- pick Show diff (when asked) and the verdict, or (mode A, `by_confirmation`) answer Neovim's
--- own "Apply all changes?" prompt; then `:write`.
--- Only the user's answers are simulated (vim.ui.select answers with the wanted title,
--- vim.fn.confirm with Yes or No); requests, commands and the server's workspace/applyEdit go
--- through Neovim's own LSP client.
+-- user would: open the file, ask for code actions on the first line to fix and pick
+-- "Rune: Fix this", then either (mode B) take the review steps on the `rune` diagnostics
+-- (go to the hunk, open its float, code actions, pick; a reason typed when asked), or (mode
+-- A, `confirm`) answer Neovim's own "Apply all changes?" prompt; then `:write`.
+-- On 0.11+ the keys are the ones the docs name (`gra`, `]d`, `<C-W>d`, Neovim's default
+-- mappings); on older versions the `:lua` calls the docs name.
+-- Only the user's answers are simulated (vim.ui.select picks the wanted title, vim.ui.input
+-- types the reason, vim.fn.confirm says Yes or No); requests, commands and the server's
+-- workspace/applyEdit go through Neovim's own LSP client and the snippet's own commands.
 -- Parameters come from the JSON file named by $EDITOR_TEST_CONFIG; the report goes to its
 -- `report` path, also when a step fails or times out.
 
 local config = vim.fn.json_decode(table.concat(vim.fn.readfile(vim.env.EDITOR_TEST_CONFIG), "\n"))
+local defaults = vim.fn.has("nvim-0.11") == 1 -- gra, ]d and <C-W>d are mapped
 
 local report = {
   step = "start",
@@ -19,6 +22,10 @@ local report = {
   messages = {},
   confirmations = {},
   apply_answers = {},
+  statuses = {},
+  prompts = {},
+  hunks = {},
+  floats = {},
 }
 local fix_result = nil
 
@@ -31,6 +38,14 @@ local function wait_for(step, condition)
   if not vim.wait(config.wait_ms, condition, 20) then
     error("timed out after " .. config.wait_ms .. " ms waiting for " .. step, 0)
   end
+end
+
+local function given(value)
+  return value ~= vim.NIL and value or nil
+end
+
+local function press(keys)
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), "mx", false)
 end
 
 -- The menu a user would pick from: answer with the action titled `wanted`, or cancel.
@@ -50,27 +65,18 @@ vim.ui.select = function(items, opts, on_choice)
   on_choice(choice)
 end
 
--- Observe command results on their way to Neovim's own handler.
-local execute_handler = vim.lsp.handlers["workspace/executeCommand"]
-vim.lsp.handlers["workspace/executeCommand"] = function(err, result, ctx, handler_config)
-  local command = ctx.params and ctx.params.command or "(unknown command)"
-  if err then
-    report.command_errors[command] = err.message
-  elseif command == "rune.fixThis" then
-    fix_result = result
-  elseif command == "rune.acceptEdit" or command == "rune.rejectEdit" then
-    report.verdict_status = result and result.status
-  end
-  if execute_handler then
-    return execute_handler(err, result, ctx, handler_config)
-  end
+-- The reason the user types when the snippet asks why (nil: Esc, or nothing typed on 0.7).
+local reason = nil
+vim.ui.input = function(opts, on_confirm)
+  table.insert(report.prompts, opts.prompt or "")
+  on_confirm(reason)
 end
 
 -- Neovim 0.12 asks before it applies an edit whose change annotation needs confirmation (mode
--- A): the user answers Yes to "Accept edit" and No otherwise.
+-- A): the user answers as `confirm` says.
 vim.fn.confirm = function(message, _choices, _default, _kind)
   table.insert(report.confirmations, message)
-  return config.verdict == "Accept edit" and 1 or 2
+  return config.confirm == "yes" and 1 or 2
 end
 
 -- What Neovim answers to the server's workspace/applyEdit (0.12 says applied even after a No).
@@ -81,6 +87,25 @@ vim.lsp.handlers["workspace/applyEdit"] = function(err, params, ctx, handler_con
   return answer
 end
 
+-- Observe command results on their way to Neovim's own handler.
+local execute_handler = vim.lsp.handlers["workspace/executeCommand"]
+vim.lsp.handlers["workspace/executeCommand"] = function(err, result, ctx, handler_config)
+  local command = ctx.params and ctx.params.command or "(unknown command)"
+  if err then
+    report.command_errors[command] = err.message
+  elseif command == "rune.fixThis" then
+    fix_result = result
+  elseif command:match("^rune%.accept") or command:match("^rune%.reject") then
+    table.insert(report.statuses, { command, result and result.status })
+    if command == "rune.acceptEdit" or command == "rune.rejectEdit" then
+      report.verdict_status = result and result.status
+    end
+  end
+  if execute_handler then
+    return execute_handler(err, result, ctx, handler_config)
+  end
+end
+
 local show_message = vim.lsp.handlers["window/showMessage"]
 vim.lsp.handlers["window/showMessage"] = function(err, result, ctx, handler_config)
   table.insert(report.messages, result.message)
@@ -89,16 +114,24 @@ vim.lsp.handlers["window/showMessage"] = function(err, result, ctx, handler_conf
   end
 end
 
--- `request` asks for the code actions, as the docs tell the user to.
+-- `request` opens the code action menu, as the docs tell the user to.
 local function pick(title, request)
   wanted, picked, found = title, false, false
   request()
-  wait_for("the code action menu", function()
+  wait_for("the code action menu for " .. title, function()
     return picked
   end)
   if not found then
     local offered = report.offered[#report.offered]
     error("no code action titled " .. title .. "; offered: " .. table.concat(offered, ", "), 0)
+  end
+end
+
+local function code_actions()
+  if defaults then
+    press("gra")
+  else
+    vim.lsp.buf.code_action()
   end
 end
 
@@ -113,32 +146,99 @@ local function rune_diagnostics(bufnr)
       table.insert(found, diagnostic)
     end
   end
+  table.sort(found, function(a, b)
+    return a.lnum < b.lnum
+  end)
   return found
+end
+
+local function hunk_id(diagnostic)
+  local lsp = diagnostic.user_data and diagnostic.user_data.lsp
+  return lsp and lsp.data and lsp.data.hunkId
+end
+
+-- The diagnostic of hunk `hunk` (any rune diagnostic when nil).
+local function diagnostic_of(bufnr, hunk)
+  for _, diagnostic in ipairs(rune_diagnostics(bufnr)) do
+    if hunk == nil or hunk_id(diagnostic) == hunk then
+      return diagnostic
+    end
+  end
+  return nil
+end
+
+local function under_cursor(diagnostic)
+  local line = vim.api.nvim_win_get_cursor(0)[1] - 1
+  return diagnostic.lnum <= line and line <= diagnostic.end_lnum
 end
 
 local severity_names = { "error", "warning", "information", "hint" }
 
--- Mode B: the pending edit is a `rune` diagnostic; its code actions decide it.
+local function described(diagnostic)
+  return {
+    line = diagnostic.lnum,
+    end_line = diagnostic.end_lnum,
+    severity = severity_names[diagnostic.severity],
+    source = diagnostic.source,
+    message = diagnostic.message,
+    hunk_id = hunk_id(diagnostic),
+  }
+end
+
+-- Go to the diagnostic as the docs say: it is under the cursor, or the next one (`]d`).
+local function go_to(bufnr, diagnostic)
+  if under_cursor(diagnostic) then
+    return
+  end
+  if defaults then
+    press("]d")
+  else
+    vim.diagnostic.goto_next({ float = false })
+  end
+  if not under_cursor(diagnostic) then
+    local line = vim.api.nvim_win_get_cursor(0)[1] - 1
+    error(("the next diagnostic is on line %d, not the wanted one on line %d"):format(
+      line,
+      diagnostic.lnum
+    ), 0)
+  end
+end
+
+-- What the float at the cursor shows (`<C-W>d`), then closed again.
+local function float_text()
+  if defaults then
+    press("<C-W>d")
+  else
+    vim.diagnostic.open_float()
+  end
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(win).relative ~= "" then
+      local lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
+      vim.api.nvim_win_close(win, true)
+      return table.concat(lines, "\n")
+    end
+  end
+  return nil
+end
+
+-- Mode B: the pending edit is one `rune` diagnostic per hunk; the steps decide it.
 local function review_by_diagnostic(bufnr)
   wait_for("the pending-edit diagnostic", function()
     return #rune_diagnostics(bufnr) > 0 or fix_ended()
   end)
-  local pending = rune_diagnostics(bufnr)[1]
+  local shown = rune_diagnostics(bufnr)
   report.run_result = fix_result
-  if not pending then
+  if #shown == 0 then
     error("the run ended without a pending-edit diagnostic", 0)
   end
-  report.pending = {
-    line = pending.lnum,
-    end_line = pending.end_lnum,
-    severity = severity_names[pending.severity],
-    source = pending.source,
-    message = pending.message,
-  }
+  report.pending = described(shown[1])
+  for _, diagnostic in ipairs(shown) do
+    table.insert(report.hunks, described(diagnostic))
+  end
 
-  vim.api.nvim_win_set_cursor(0, { pending.lnum + 1, 0 })
+  vim.api.nvim_win_set_cursor(0, { shown[1].lnum + 1, 0 })
   if config.show_diff then
-    pick("Show diff", vim.lsp.buf.code_action)
+    pick("Show diff", code_actions)
     wait_for("the diff", function()
       for _, message in ipairs(report.messages) do
         if message:find("+++ ", 1, true) then
@@ -148,7 +248,22 @@ local function review_by_diagnostic(bufnr)
       return false
     end)
   end
-  pick(config.verdict, vim.lsp.buf.code_action)
+  for index, step in ipairs(config.steps) do
+    local hunk = given(step.hunk)
+    local target
+    wait_for("the diagnostic of hunk " .. tostring(hunk), function()
+      target = diagnostic_of(bufnr, hunk)
+      return target ~= nil
+    end)
+    go_to(bufnr, target)
+    report.floats[index] = float_text() or vim.NIL
+    reason = given(step.reason)
+    local answered = #report.statuses
+    pick(step.action, code_actions)
+    wait_for("the answer to " .. step.action, function()
+      return #report.statuses > answered or fix_ended()
+    end)
+  end
 end
 
 local function main()
@@ -165,19 +280,19 @@ local function main()
     return false
   end)
 
-  -- The bug line selected: 0.7's code_action() only sends the cursor, range_code_action()
+  -- The line selected: 0.7's code_action() only sends the cursor, range_code_action()
   -- sends the selection; later versions take the selection in code_action() itself.
-  local bug_line = config.line + 1
-  vim.api.nvim_win_set_cursor(0, { bug_line, 0 })
+  local fix_line = config.line + 1
+  vim.api.nvim_win_set_cursor(0, { fix_line, 0 })
   if vim.fn.has("nvim-0.8") == 0 then
-    local width = #vim.api.nvim_buf_get_lines(bufnr, config.line, bug_line, true)[1]
+    local width = #vim.api.nvim_buf_get_lines(bufnr, config.line, fix_line, true)[1]
     pick("Rune: Fix this", function()
-      vim.lsp.buf.range_code_action(nil, { bug_line, 0 }, { bug_line, width })
+      vim.lsp.buf.range_code_action(nil, { fix_line, 0 }, { fix_line, width })
     end)
   else
-    pick("Rune: Fix this", vim.lsp.buf.code_action)
+    pick("Rune: Fix this", code_actions)
   end
-  if config.by_confirmation then
+  if given(config.confirm) then
     wait_for("the confirmation prompt", function()
       return #report.confirmations > 0 or fix_ended()
     end)

@@ -1,27 +1,29 @@
 """The Neovim snippets of docs/getting-started.md, run in a real headless Neovim.
 
 Each test starts Neovim on a snippet (only the server path and the model settings changed),
-asks for `Rune: Fix this` on a one-line bug, decides the pending edit, saves, and checks the
-file on disk. Each snippet runs on every installed Neovim it is written for: Debian's 0.7 and
-the 0.12 of the test extras. Neovim 0.12 is reviewed both ways: by its own confirmation prompt
-(mode A, as it starts) and in the buffer (mode B, with the docs' addition).
+asks for `Rune: Fix this`, decides the pending edit, saves, and checks the file on disk. Each
+snippet runs on every installed Neovim it is written for: Debian's 0.7 and the 0.12 of the test
+extras. Neovim 0.12 is reviewed both ways: by its own confirmation prompt (mode A, as it
+starts) and in the buffer (mode B, with the docs' addition).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
 from tests.doubles.model_double import ModelDouble
 from tests.editors import neovim, scenario
-from tests.editors.editor_process import APT_LINE
+from tests.editors.editor_process import APT_LINE, ReviewStep
 from tests.editors.expectations import (
+    PER_HUNK_STEPS,
     assert_accepted,
     assert_diff_was_shown,
     assert_landed,
     assert_pending_edit_was_shown,
+    assert_per_hunk_flow,
     assert_rejected,
 )
 from tests.editors.neovim import Neovim, NeovimSession, NeovimSnippet
@@ -66,35 +68,39 @@ def review(
     project: Path,
     double: ModelDouble,
     tmp_path: Path,
-    verdict: str,
     *,
+    line: int = scenario.BUG_LINE,
+    steps: Sequence[ReviewStep] = (),
     show_diff: bool = False,
-    in_buffer: bool = True,
+    confirm: bool | None = None,
 ) -> NeovimSession:
     session = neovim.review_in_neovim(
         nvim,
         snippet,
         file=project,
+        line=line,
         base_url=double.ollama_url,
-        verdict=verdict,
         scratch=tmp_path / "nvim",
+        steps=steps,
         show_diff=show_diff,
+        confirm=confirm,
         # Neovim before 0.12 reviews in the buffer anyway: the docs' addition is for 0.12.
-        in_buffer=in_buffer and nvim.annotates(),
+        in_buffer=confirm is None and nvim.annotates(),
     )
     assert session.report is not None and session.report.step == "done", session.explain()
     assert session.exit.returncode == 0, session.explain()
     return session
 
 
-# --- mode B: a diagnostic with Accept edit / Reject edit / Show diff -----------------------------
+# --- mode B: a diagnostic per hunk with its code actions -----------------------------------------
 
 
 @pytest.mark.parametrize(("nvim", "snippet"), _cases())
 def test_accepted_edit_lands_in_the_buffer_and_is_saved(
     nvim: Neovim, snippet: NeovimSnippet, project: Path, double: ModelDouble, tmp_path: Path
 ) -> None:
-    session = review(nvim, snippet, project, double, tmp_path, "Accept edit", show_diff=True)
+    steps = [ReviewStep("Accept edit")]
+    session = review(nvim, snippet, project, double, tmp_path, steps=steps, show_diff=True)
     assert session.report is not None
     assert_pending_edit_was_shown(session.report, session.explain())
     assert_diff_was_shown(session.report, session.explain())
@@ -106,12 +112,36 @@ def test_accepted_edit_lands_in_the_buffer_and_is_saved(
 def test_rejected_edit_leaves_the_file_alone(
     nvim: Neovim, snippet: NeovimSnippet, project: Path, double: ModelDouble, tmp_path: Path
 ) -> None:
-    session = review(nvim, snippet, project, double, tmp_path, "Reject edit")
+    """Reject edit asks why too; typing nothing rejects without a reason."""
+    session = review(nvim, snippet, project, double, tmp_path, steps=[ReviewStep("Reject edit")])
     assert session.report is not None
     assert_pending_edit_was_shown(session.report, session.explain())
+    assert session.report.prompts == ["Why reject? "], session.explain()
     assert session.report.verdict_status == "rejected", session.explain()
     assert session.report.apply_answers == [], session.explain()
     assert_rejected(session.report, project, session.explain())
+
+
+@pytest.mark.parametrize(("nvim", "snippet"), _cases())
+def test_hunk_by_hunk_with_a_reason_for_the_rejected_one(
+    nvim: Neovim,
+    snippet: NeovimSnippet,
+    hunks_project: Path,
+    hunks_double: ModelDouble,
+    tmp_path: Path,
+) -> None:
+    """The docs' per-hunk flow: accept hunk 1, reject hunk 2 saying why, accept the rest."""
+    session = review(
+        nvim,
+        snippet,
+        hunks_project,
+        hunks_double,
+        tmp_path,
+        line=scenario.HUNK_LINES[0],
+        steps=PER_HUNK_STEPS,
+    )
+    assert session.report is not None
+    assert_per_hunk_flow(session.report, hunks_double, hunks_project, session.explain())
 
 
 # --- mode A: Neovim 0.12's own "Apply all changes?" prompt ---------------------------------------
@@ -121,7 +151,7 @@ def test_rejected_edit_leaves_the_file_alone(
 def test_yes_to_neovims_prompt_applies_the_edit(
     nvim: Neovim, snippet: NeovimSnippet, project: Path, double: ModelDouble, tmp_path: Path
 ) -> None:
-    session = review(nvim, snippet, project, double, tmp_path, "Accept edit", in_buffer=False)
+    session = review(nvim, snippet, project, double, tmp_path, confirm=True)
     report = session.report
     assert report is not None
     assert report.pending is None, session.explain()  # no diagnostic: Neovim asks itself
@@ -137,7 +167,7 @@ def test_no_to_neovims_prompt_is_a_rejection_though_it_answers_applied(
     nvim: Neovim, snippet: NeovimSnippet, project: Path, double: ModelDouble, tmp_path: Path
 ) -> None:
     """Neovim answers `applied: true` after the user's No; the unchanged text says otherwise."""
-    session = review(nvim, snippet, project, double, tmp_path, "Reject edit", in_buffer=False)
+    session = review(nvim, snippet, project, double, tmp_path, confirm=False)
     report = session.report
     assert report is not None
     assert len(report.confirmations) == 1, session.explain()
