@@ -26,6 +26,7 @@ local report = {
   prompts = {},
   hunks = {},
   floats = {},
+  inlay_hints = {},
 }
 local fix_result = nil
 
@@ -221,6 +222,31 @@ local function float_text()
   return nil
 end
 
+-- Neovim 0.10+: `:lua vim.lsp.inlay_hint.enable()`, then the proposed lines at the end of
+-- the lines they replace, as (line, label).
+local function inlay_hints(bufnr, count)
+  vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+  local hints = {}
+  wait_for("the inlay hints", function()
+    hints = vim.lsp.inlay_hint.get({ bufnr = bufnr })
+    return #hints >= count
+  end)
+  for _, item in ipairs(hints) do
+    local label = item.inlay_hint.label
+    if type(label) == "table" then
+      local parts = {}
+      for _, part in ipairs(label) do
+        table.insert(parts, part.value)
+      end
+      label = table.concat(parts)
+    end
+    table.insert(report.inlay_hints, { item.inlay_hint.position.line, label })
+  end
+  table.sort(report.inlay_hints, function(a, b)
+    return a[1] < b[1]
+  end)
+end
+
 -- Mode B: the pending edit is one `rune` diagnostic per hunk; the steps decide it.
 local function review_by_diagnostic(bufnr)
   wait_for("the pending-edit diagnostic", function()
@@ -234,6 +260,10 @@ local function review_by_diagnostic(bufnr)
   report.pending = described(shown[1])
   for _, diagnostic in ipairs(shown) do
     table.insert(report.hunks, described(diagnostic))
+  end
+
+  if vim.fn.has("nvim-0.10") == 1 then
+    inlay_hints(bufnr, #shown)
   end
 
   vim.api.nvim_win_set_cursor(0, { shown[1].lnum + 1, 0 })

@@ -42,6 +42,7 @@ class DriverReport(BaseModel):
     prompts: list[str] = []  # what the snippet asked the user to type (a rejection's reason)
     hunks: list[PendingDiagnostic] = []  # every rune diagnostic when the edit first showed
     floats: list[str | None] = []  # per review step: the proposal as the editor showed it
+    inlay_hints: list[tuple[int, str]] = []  # (line, label) once the edit showed, where enabled
 
     @classmethod
     def read(cls, path: Path) -> DriverReport | None:

@@ -140,8 +140,17 @@ def test_hunk_by_hunk_with_a_reason_for_the_rejected_one(
         line=scenario.HUNK_LINES[0],
         steps=PER_HUNK_STEPS,
     )
-    assert session.report is not None
-    assert_per_hunk_flow(session.report, hunks_double, hunks_project, session.explain())
+    report = session.report
+    assert report is not None
+    assert_per_hunk_flow(report, hunks_double, hunks_project, session.explain())
+    if nvim.version >= (0, 10):  # inlay hints, once enabled: each proposed line at the end
+        expected = [
+            (line, f"\u2192 {fixed.strip()}")
+            for line, (_, fixed) in zip(scenario.HUNK_LINES, scenario.HUNK_FIXES, strict=True)
+        ]
+        assert report.inlay_hints == expected, session.explain()
+    else:
+        assert report.inlay_hints == [], session.explain()
 
 
 # --- mode A: Neovim 0.12's own "Apply all changes?" prompt ---------------------------------------
