@@ -27,6 +27,7 @@ from bench import (
     loop_overhead,
     memory,
     responsiveness,
+    review_open,
     startup,
 )
 from bench.peers import Peer, ensure_peers
@@ -63,7 +64,16 @@ QUICK = Plan(
     code_action_rounds=2,
     code_actions=40,
 )
-SECTIONS = ("startup", "imports", "loop", "memory", "context", "edits", "responsiveness")
+SECTIONS = (
+    "startup",
+    "imports",
+    "loop",
+    "memory",
+    "context",
+    "edits",
+    "responsiveness",
+    "review",
+)
 
 
 def load_average() -> str:
@@ -137,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
                 lambda: responsiveness.run(plan.code_action_rounds, plan.code_actions),
             )
         )
+    if "review" in chosen:
+        sections.append(guarded("6b review open", lambda: review_open.run(plan.code_actions)))
     elapsed = time.perf_counter() - started
 
     info = machine()

@@ -29,9 +29,10 @@ from rune_lsp.interface import (
     REJECT_HUNK,
     SHOW_DIFF,
 )
-from rune_lsp.lines import split_lines, strip_terminator
+from rune_lsp.lines import line_count, split_lines, strip_terminator
 from rune_lsp.loop.state import PreparedEdit
 from rune_lsp.review.hunks import Hunk, changed_lines
+from rune_lsp.review.lines import Text
 from rune_lsp.review.positions import FILE_START, Encoding, encoded_length
 
 _REASON_LIMIT = 200  # characters of the model's reason shown in the message
@@ -56,10 +57,9 @@ def hunk_diagnostics(
     of whatever document they are published on.
     """
     creates = edit.old_text is None if new_file is None else new_file
-    lines = split_lines(text)
     return [
         Diagnostic(
-            range=FILE_START if creates else hunk_span(lines, hunk, encoding),
+            range=FILE_START if creates else hunk_span(text, hunk, encoding),
             message=_message(edit, hunk, total, creates),
             severity=DiagnosticSeverity.Information,
             code=edit.edit_id,
@@ -136,19 +136,35 @@ def _first_line(reason: str) -> str:
     return ""
 
 
-def hunk_span(lines: Sequence[str], hunk: Hunk, encoding: Encoding | None) -> Range:
-    """From the hunk's first changed line to the end of its last one, inside the document
-    whose `split_lines` are `lines`.
+def hunk_span(text: str, hunk: Hunk, encoding: Encoding | None) -> Range:
+    """From the hunk's first changed line to the end of its last one, inside `text`.
 
     An insertion changes no line, so it marks the line it goes before (or the last line when
     it goes at the end). Whole-line ranges stay off the empty line after a final newline,
-    which some clients refuse as out of range.
+    which some clients refuse as out of range. Only the lines at the ends are looked at: this
+    runs for every hunk on every keystroke in a document under review.
     """
-    if not lines:
+    total = line_count(text)
+    if not total:
         return FILE_START
-    last_line = len(lines) - 1
+    last_line = total - 1
     first = min(hunk.old_start, last_line)
-    end = hunk.old_end - 1 if hunk.old_end > hunk.old_start else hunk.old_start
-    end = max(first, min(end, last_line))
-    width = encoded_length(strip_terminator(lines[end]), encoding)
+    if hunk.old_end > hunk.old_start:
+        end, content = hunk.old_end - 1, split_lines(hunk.old_text)[-1]
+    elif hunk.old_start <= last_line:  # an insertion: the line it goes before
+        end, content = hunk.old_start, line_from(text, hunk.old_offset)
+    else:  # an insertion after the last line
+        end, content = last_line, last_line_of(text)
+    width = encoded_length(strip_terminator(content), encoding)
     return Range(start=Position(line=first, character=0), end=Position(line=end, character=width))
+
+
+def line_from(text: str, offset: int) -> str:
+    """The line of `text` that begins at `offset`, terminator included."""
+    return text[offset : Text(text).line_end(offset, len(text))]
+
+
+def last_line_of(text: str) -> str:
+    """The last line of `text` (of the part before `text`'s end), without its terminator."""
+    body = strip_terminator(text)
+    return body[max(body.rfind("\n"), body.rfind("\r")) + 1 :]

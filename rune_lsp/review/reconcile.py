@@ -205,6 +205,14 @@ def _hunk_detail(
     hunks: Sequence[Hunk], status: ReconcileStatus, fates: Sequence[HunkFate], note: str
 ) -> str:
     """Hunk by hunk, with the lines kept, the user's reasons and what went stale."""
+    reasons = {fate.reason.strip() for fate in fates}
+    if status == "rejected" and len(reasons) == 1 and not any(f.stale for f in fates):
+        # Reject edit with a reason: one sentence, not the same reason once per hunk.
+        indexes = [fate.index for fate in fates]
+        return (
+            f"rejected: the user rejected {_all(len(hunks))} ({_where(hunks, indexes)}): "
+            f"{reasons.pop()}. The file is unchanged."
+        )
     by_index = {hunk.index: hunk for hunk in hunks}
     parts: list[str] = []
     for fate in fates:

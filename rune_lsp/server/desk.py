@@ -16,7 +16,6 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from rune_lsp.lines import split_lines
 from rune_lsp.loop.state import PreparedEdit
 from rune_lsp.review import hunk_diagnostics, review_code_actions, unified_diff
 from rune_lsp.review.hunk_review import HunkReview, Verdict
@@ -130,7 +129,7 @@ class ReviewDesk:
         review = self._review(edit_id)
         if review is None:
             return self._settled[edit_id]
-        if review.landing:
+        if review.landing or review.state.done:  # decided already: on its way to the editor
             return await asyncio.shield(review.settled)
         review.update(review.state.resolve(hunk_id, verdict, lines=lines, reason=reason))
         if not review.state.done:
@@ -175,8 +174,10 @@ class ReviewDesk:
             numbers = ", ".join(str(index + 1) for index in newly)
             log.info("edit %s: hunks %s went stale under typing", review.change.edit_id, numbers)
         review.by_document = state.done and not review.state.done
+        shown_before = _shown(review.state)
         review.update(state)
-        return True
+        # Typing below the hunks, or beside them on the same lines, moves nothing that is shown.
+        return _shown(state) != shown_before
 
     # --- what is shown ----------------------------------------------------------------------
 
@@ -219,10 +220,9 @@ class ReviewDesk:
         for review in self._on(uri):
             if review.change.old_text is None or review.landing:
                 continue
-            lines = split_lines(review.state.base)
             for hunk in review.state.pending:
                 if range_.start.line <= hunk.old_end and hunk.old_start <= range_.end.line + 1:
-                    hints.extend(inlay_hints(hunk, lines, self.server.encoding))
+                    hints.extend(inlay_hints(hunk, review.state.base, self.server.encoding))
         return hints
 
     def code_lenses(self, uri: str) -> list[types.CodeLens]:
@@ -230,13 +230,18 @@ class ReviewDesk:
         for review in self._on(uri):
             if review.landing:
                 continue
-            lines = split_lines(review.state.base) if review.change.old_text is not None else []
+            text = review.state.base if review.change.old_text is not None else ""
             for hunk in review.state.pending:
-                lenses.extend(code_lenses(review.change.edit_id, hunk, lines, self.server.encoding))
+                lenses.extend(code_lenses(review.change.edit_id, hunk, text, self.server.encoding))
         return lenses
 
     def _on(self, uri: str) -> list[OpenReview]:
         return [review for review in self.open.values() if review.uri == uri]
+
+
+def _shown(state: HunkReview) -> tuple[tuple[int, int, int], ...]:
+    """What the diagnostics, hints and lenses of a review depend on: its pending hunks' lines."""
+    return tuple((hunk.index, hunk.old_start, hunk.old_end) for hunk in state.pending)
 
 
 def _overlaps(a: types.Range, b: types.Range) -> bool:

@@ -13,7 +13,7 @@ from rune_lsp.server.app import RuneServer
 
 if TYPE_CHECKING:
     from rune_lsp.review.hunk_review import Verdict
-    from rune_lsp.server.review import ReviewDesk
+    from rune_lsp.server.desk import ReviewDesk
     from rune_lsp.server.services import Services
 
 

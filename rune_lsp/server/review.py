@@ -237,7 +237,6 @@ class LspReviewer:
         status: str | None = None
         try:
             await review.decided.wait()
-            review.landing = True
             decision = await self._land(review)
             status = decision.status if isinstance(decision, Landed) else "rejected"
             if review.by_document:
@@ -248,11 +247,17 @@ class LspReviewer:
 
     async def _land(self, review: OpenReview) -> Decision:
         """What the user accepted, in one plain applyEdit; nothing is sent when nothing was."""
-        change, state = review.change, review.state
-        if not state.chosen():
-            outcome = state.verdict(landed=False)
-            return Landed(status=outcome.status, detail=outcome.detail)
+        change = review.change
+        if not review.state.chosen():
+            return _nothing_landed(review.state)
         async with self.desk.apply_lock:
+            # From here the document's changes are this edit landing. Until here the hunks
+            # kept following the typing (and another edit landing), which may have made the
+            # accepted ones stale.
+            review.landing = True
+            state = review.state
+            if not state.chosen():
+                return _nothing_landed(state)
             proposal = change.model_copy(
                 update={
                     "old_text": state.base if change.old_text is not None else None,
@@ -265,8 +270,7 @@ class LspReviewer:
             if sent is not proposal:  # the disk moved under a file that is not open
                 state = state.follow(sent.old_text)
                 if not state.chosen():
-                    outcome = state.verdict(landed=False)
-                    return Landed(status=outcome.status, detail=outcome.detail)
+                    return _nothing_landed(state)
                 proposal = sent.model_copy(update={"new_text": state.result_text()})
             hunks = state.chosen()
             path = Path(change.path)
@@ -316,6 +320,11 @@ def _refused(refusal: PreparedChange | ToolOutcome) -> Decision:
     return Landed(status=status, detail=refusal.content)
 
 
+def _nothing_landed(state: HunkReview) -> Landed:
+    outcome = state.verdict(landed=False)
+    return Landed(status=outcome.status, detail=outcome.detail)
+
+
 def _as_landed(outcome: Reconciliation) -> Landed:
     return Landed(status=outcome.status, detail=outcome.detail)
 
@@ -324,4 +333,4 @@ def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
-__all__ = ["CHANGE_GRACE_SECONDS", "REVIEW_WAIT_SECONDS", "LspReviewer", "ReviewDesk"]
+__all__ = ["CHANGE_GRACE_SECONDS", "REVIEW_WAIT_SECONDS", "LspReviewer"]

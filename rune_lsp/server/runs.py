@@ -23,10 +23,11 @@ from rune_lsp.loop.task import FixTask
 from rune_lsp.runner.driver import RunDriver, RunMeta
 from rune_lsp.runner.verify import ShellVerifier
 from rune_lsp.server.app import RuneServer
+from rune_lsp.server.desk import ReviewDesk
 from rune_lsp.server.documents import LspDocuments, path_of
 from rune_lsp.server.notices import RefusalNotice
 from rune_lsp.server.progress import RunProgress
-from rune_lsp.server.review import LspReviewer, ReviewDesk
+from rune_lsp.server.review import LspReviewer
 from rune_lsp.settings import Settings
 from rune_lsp.store.ownership import RunRegistry, SessionLock, new_session_id
 from rune_lsp.store.pending import PendingRun, PendingStore

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rune_lsp.server.app import RuneServer
+    from rune_lsp.server.desk import ReviewDesk
     from rune_lsp.server.documents import LspDocuments
-    from rune_lsp.server.review import ReviewDesk
     from rune_lsp.server.runs import RunManager
 
 
@@ -33,7 +33,8 @@ class Services:
     @cached_property
     def desk(self) -> ReviewDesk:
         from rune_lsp.server import config
-        from rune_lsp.server.review import CHANGE_GRACE_SECONDS, REVIEW_WAIT_SECONDS, ReviewDesk
+        from rune_lsp.server.desk import ReviewDesk
+        from rune_lsp.server.review import CHANGE_GRACE_SECONDS, REVIEW_WAIT_SECONDS
 
         return ReviewDesk(
             self._server,

@@ -113,7 +113,7 @@ async def test_a_whole_edit_rejection_carries_its_reason(
     assert answer == {"status": "rejected"}
     assert result.statuses() == [("edit_file", "rejected")]
     assert editor.apply_records == [] and editor.text("app.py") == APP_PY
-    assert "the user rejected hunk 1 of 3 (line 2): wrong file" in told(double)
+    assert "the user rejected all 3 hunks (lines 2, 6, 10): wrong file." in told(double)
 
 
 async def test_accept_two_of_three_lines_of_one_hunk(launch: Launch, double: ModelDouble) -> None:
@@ -199,9 +199,10 @@ async def test_typing_inside_a_hunk_makes_only_that_hunk_stale(
 async def test_three_edits_of_one_turn_are_open_at_once_and_resolved_in_any_order(
     launch: Launch, double: ModelDouble
 ) -> None:
+    fixed_add = "# fixed\n    return a + b"
     double.script(
         calls(
-            ("edit_file", {"path": "app.py", "old_text": "a - b", "new_text": "a + b"}),
+            ("edit_file", {"path": "app.py", "old_text": "return a - b", "new_text": fixed_add}),
             (
                 "edit_file",
                 {"path": "app.py", "old_text": "return a + b\n", "new_text": "return a * b\n"},
@@ -218,25 +219,27 @@ async def test_three_edits_of_one_turn_are_open_at_once_and_resolved_in_any_orde
     add, mul, greet = sorted(
         await hunk_diagnostics(editor, uri, 3), key=lambda d: d.range.start.line
     )
+    assert [d.range.start.line for d in (add, mul, greet)] == [1, 5, 9]
     assert editor.apply_records == []
     assert await editor.review(uri, greet, "Accept edit") == {"status": "applied"}
-    assert await editor.command(
-        "rune.rejectEdit", {"editId": add.data["editId"], "reason": "not that one"}
-    ) == {"status": "rejected"}
+    assert not fix.task.done()
+    # The first edit adds a line above the second: the second's hunk moves down with it.
+    assert await editor.review(uri, add, "Accept hunk") == {"status": "applied"}
+    [moved] = await editor.wait_for(
+        lambda: [d for d in editor.rune_diagnostics(uri) if d.range.start.line == 6],
+        "the second edit's hunk one line lower",
+    )
     assert not fix.task.done()  # one edit is still open
-    assert await editor.review(uri, mul, "Accept hunk") == {"status": "applied"}
+    assert await editor.review(uri, moved, "Accept hunk") == {"status": "applied"}
     result = await fix.result()
 
     assert result.outcome == "completed"
-    assert result.statuses() == [
-        ("edit_file", "rejected"),
-        ("edit_file", "applied"),
-        ("edit_file", "applied"),
-    ]
-    assert editor.text("app.py") == APP_PY.replace("return a + b\n", "return a * b\n").replace(
-        '"hi "', '"hello "'
+    assert result.statuses() == [("edit_file", "applied")] * 3
+    assert editor.text("app.py") == (
+        APP_PY.replace("return a - b", fixed_add)
+        .replace("return a + b\n\n\ndef greet", "return a * b\n\n\ndef greet")
+        .replace('"hi "', '"hello "')
     )
-    assert "not that one" in told(double)
     assert len(double.chat_requests) == 2  # the run went on once, after the last decision
 
 

@@ -117,7 +117,16 @@ def test_everything_rejected_is_rejected_and_nothing_is_sent() -> None:
     assert state.chosen() == ()
     outcome = state.verdict(landed=False)
     assert outcome.status == "rejected"
-    assert "not now" in outcome.detail and "The file is unchanged." in outcome.detail
+    assert outcome.detail == (
+        "rejected: the user rejected all 3 hunks (lines 10-12, 25, 40): not now. "
+        "The file is unchanged."
+    )
+    mixed = review().resolve(1, "reject", reason="no").resolve_rest("reject", reason="later")
+    assert mixed.verdict(landed=False).detail == (
+        "rejected: the user rejected hunk 1 of 3 (lines 10-12): no; "
+        "the user rejected hunk 2 of 3 (line 25): later; "
+        "the user rejected hunk 3 of 3 (line 40): later. The file is unchanged."
+    )
 
 
 @settings(max_examples=300)

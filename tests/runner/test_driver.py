@@ -164,3 +164,40 @@ async def test_a_run_cancelled_after_an_applied_edit_runs_no_check(rig: Rig) -> 
     assert not (rig.root / "checked").exists()  # the check never ran
     stored = json.loads((rig.state_dir / "receipts" / "run-10.json").read_text())
     assert stored["check"] is None
+
+
+class AllAtOnce(RecordingReviewer):
+    """Answers nothing until every change of the turn is open, then in reverse order: what
+    a mode-B user resolving the last diagnostic first does."""
+
+    def __init__(self, expected: int) -> None:
+        super().__init__()
+        self.expected = expected
+        self.answered: list[str] = []
+        self._turns: dict[str, asyncio.Event] = {}
+
+    async def decide(self, change: PreparedChange, state: RunState) -> Decision:
+        self.seen.append(change)
+        self._turns[change.edit_id] = asyncio.Event()
+        if len(self.seen) == self.expected:
+            self._turns[self.seen[-1].edit_id].set()
+        await self._turns[change.edit_id].wait()
+        self.answered.append(change.edit_id)
+        earlier = [c for c in self.seen if not self._turns[c.edit_id].is_set()]
+        if earlier:
+            self._turns[earlier[-1].edit_id].set()
+        return Approve()
+
+
+async def test_concurrent_reviews_are_all_open_before_any_is_answered(rig: Rig) -> None:
+    (rig.root / "other.py").write_text("x = 1\n", encoding="utf-8")
+    second = edit("other.py", old="x = 1", new="x = 2")
+    reviewer = AllAtOnce(expected=2)
+    driver = rig.driver(ScriptedModel.of(turn(FIX, second), answer("Both.")), reviewer)
+    driver.concurrent_reviews = True
+    result = await asyncio.wait_for(driver.start("run-10"), 10)
+
+    assert [e.status for e in result.edits] == ["applied", "applied"]
+    assert reviewer.answered == [c.edit_id for c in reversed(reviewer.seen)]
+    assert (rig.root / "other.py").read_text() == "x = 2\n"
+    assert rig.pending.load("run-10") is None

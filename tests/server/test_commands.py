@@ -7,7 +7,14 @@ from typing import Any
 import pytest
 from pygls.exceptions import JsonRpcInvalidParams
 
-from rune_lsp.server.commands import EditIdArgs, FixThisArgs, RunIdArgs, parse
+from rune_lsp.server.commands import (
+    EditIdArgs,
+    EditVerdictArgs,
+    FixThisArgs,
+    HunkArgs,
+    RunIdArgs,
+    parse,
+)
 
 URI = "file:///ws/app.py"
 DIAGNOSTIC = {
@@ -101,3 +108,33 @@ def test_run_and_edit_ids_use_the_wire_names() -> None:
     assert parse(EditIdArgs, "rune.acceptEdit", ({"editId": "e1"},)).edit_id == "e1"
     assert "runId" in invalid(RunIdArgs, {"run_id": "r1"})
     assert "editId" in invalid(EditIdArgs, {"editId": 3})
+
+
+def test_hunk_arguments_use_the_wire_names_and_keep_the_reason() -> None:
+    parsed = parse(
+        HunkArgs,
+        "rune.acceptHunk",
+        ({"editId": "e1", "hunkId": 2, "lines": [1, 3], "reason": "keep it"},),
+    )
+    assert (parsed.edit_id, parsed.hunk_id, parsed.lines, parsed.reason) == (
+        "e1",
+        2,
+        (1, 3),
+        "keep it",
+    )
+    whole = parse(EditVerdictArgs, "rune.rejectEdit", ({"editId": "e1"},))
+    assert (whole.edit_id, whole.reason) == ("e1", "")
+
+
+@pytest.mark.parametrize(
+    ("argument", "field"),
+    [
+        ({"editId": "e1"}, "hunkId"),
+        ({"editId": "e1", "hunkId": 0}, "hunkId"),
+        ({"editId": "e1", "hunkId": 1, "lines": []}, "lines"),
+        ({"editId": "e1", "hunkId": 1, "lines": [0]}, "lines.0"),
+        ({"editId": "e1", "hunkId": 1, "reason": 5}, "reason"),
+    ],
+)
+def test_bad_hunk_arguments_name_the_field(argument: dict[str, Any], field: str) -> None:
+    assert f"{field}:" in invalid(HunkArgs, argument)

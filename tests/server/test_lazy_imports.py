@@ -21,6 +21,8 @@ LATER = (
     "rune_lsp.providers",
     "rune_lsp.server.runs",
     "rune_lsp.server.review",
+    "rune_lsp.server.desk",
+    "rune_lsp.review.hunk_review",
     "rune_lsp.server.commands",
 )
 
