@@ -10,6 +10,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Literal
 
 #: What puts the editors on a Debian 12 machine (Neovim 0.7.2, Emacs 28.2 with eglot 1.9).
 APT_LINE = "apt-get install -y neovim emacs-nox elpa-eglot"
@@ -44,12 +45,14 @@ def isolated_environ(home: Path, extra: Mapping[str, str]) -> dict[str, str]:
 @dataclass(frozen=True)
 class ReviewStep:
     """One thing the user does on a pending edit in mode B: go to the diagnostic of hunk
-    `hunk` (any hunk's when None) and pick the code action `action`, typing `reason` when the
-    snippet asks why (None: types nothing)."""
+    `hunk` (any hunk's when None) and pick `action` in its code action menu (`via` "menu") or
+    among its code lenses ("lens"), typing `reason` when the snippet asks why (None: types
+    nothing)."""
 
     action: str
     hunk: int | None = None
     reason: str | None = None
+    via: Literal["menu", "lens"] = "menu"
 
 
 def write_driver_config(

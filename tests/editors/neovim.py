@@ -77,6 +77,10 @@ class Neovim:
     def environ(self) -> dict[str, str]:
         return {"VIMRUNTIME": self.runtime} if self.runtime else {}
 
+    def advertises_lenses(self) -> bool:
+        """Whether it advertises `textDocument.codeLens` (from 0.11 on)."""
+        return self.version >= (0, 11)
+
     def annotates(self) -> bool:
         """Whether it advertises change annotations with confirmation: rune-lsp's mode A
         (neovim PR #34508, in 0.12)."""

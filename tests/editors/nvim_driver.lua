@@ -1,7 +1,8 @@
 -- Drives Neovim (0.7 and later) through the review flow of docs/getting-started.md, as a
 -- user would: open the file, ask for code actions on the first line to fix and pick
 -- "Rune: Fix this", then either (mode B) take the review steps on the `rune` diagnostics
--- (go to the hunk, open its float, code actions, pick; a reason typed when asked), or (mode
+-- (go to the hunk, open its float, code actions or code lenses, pick; a reason typed when
+-- asked), or (mode
 -- A, `confirm`) answer Neovim's own "Apply all changes?" prompt; then `:write`.
 -- On 0.11+ the keys are the ones the docs name (`gra`, `]d`, `<C-W>d`, Neovim's default
 -- mappings); on older versions the `:lua` calls the docs name.
@@ -27,6 +28,7 @@ local report = {
   hunks = {},
   floats = {},
   inlay_hints = {},
+  lenses = {},
 }
 local fix_result = nil
 
@@ -247,6 +249,36 @@ local function inlay_hints(bufnr, count)
   end)
 end
 
+-- The code lenses the server offers now, as (line, title): asked directly, so that a Neovim
+-- that does not advertise them (0.7) records what the server answers it too.
+local function lenses(bufnr)
+  local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }
+  local answers = vim.lsp.buf_request_sync(bufnr, "textDocument/codeLens", params, config.wait_ms)
+  for _, answer in pairs(answers or {}) do
+    for _, lens in ipairs(answer.result or {}) do
+      table.insert(report.lenses, { lens.range.start.line, lens.command and lens.command.title })
+    end
+  end
+  table.sort(report.lenses, function(a, b)
+    return a[1] < b[1] or (a[1] == b[1] and a[2] < b[2])
+  end)
+end
+
+-- `:lua vim.lsp.codelens.refresh()` until the lenses over `diagnostic` are there; then the
+-- menu of `:lua vim.lsp.codelens.run()` on its line is where the step picks.
+local function lens_menu(bufnr, diagnostic)
+  wait_for("the code lenses on line " .. diagnostic.lnum, function()
+    vim.lsp.codelens.refresh({ bufnr = bufnr })
+    for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
+      if lens.range.start.line == diagnostic.lnum then
+        return true
+      end
+    end
+    return false
+  end)
+  return vim.lsp.codelens.run
+end
+
 -- Mode B: the pending edit is one `rune` diagnostic per hunk; the steps decide it.
 local function review_by_diagnostic(bufnr)
   wait_for("the pending-edit diagnostic", function()
@@ -265,6 +297,7 @@ local function review_by_diagnostic(bufnr)
   if vim.fn.has("nvim-0.10") == 1 then
     inlay_hints(bufnr, #shown)
   end
+  lenses(bufnr)
 
   vim.api.nvim_win_set_cursor(0, { shown[1].lnum + 1, 0 })
   if config.show_diff then
@@ -289,7 +322,7 @@ local function review_by_diagnostic(bufnr)
     report.floats[index] = float_text() or vim.NIL
     reason = given(step.reason)
     local answered = #report.statuses
-    pick(step.action, code_actions)
+    pick(step.action, step.via == "lens" and lens_menu(bufnr, target) or code_actions)
     wait_for("the answer to " .. step.action, function()
       return #report.statuses > answered or fix_ended()
     end)

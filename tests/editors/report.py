@@ -43,6 +43,7 @@ class DriverReport(BaseModel):
     hunks: list[PendingDiagnostic] = []  # every rune diagnostic when the edit first showed
     floats: list[str | None] = []  # per review step: the proposal as the editor showed it
     inlay_hints: list[tuple[int, str]] = []  # (line, label) once the edit showed, where enabled
+    lenses: list[tuple[int, str]] = []  # (line, title) of the code lenses the server answered
 
     @classmethod
     def read(cls, path: Path) -> DriverReport | None:

@@ -9,6 +9,7 @@ starts) and in the buffer (mode B, with the docs' addition).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -151,6 +152,51 @@ def test_hunk_by_hunk_with_a_reason_for_the_rejected_one(
         assert report.inlay_hints == expected, session.explain()
     else:
         assert report.inlay_hints == [], session.explain()
+    # Code lenses only for a Neovim that advertises them: `Accept` and `Reject` above each hunk.
+    lenses = [(line, title) for line in scenario.HUNK_LINES for title in ("Accept", "Reject")]
+    assert report.lenses == (lenses if nvim.advertises_lenses() else []), session.explain()
+
+
+@pytest.mark.parametrize(("nvim", "snippet"), _cases())
+def test_code_lenses_decide_hunks_too(
+    nvim: Neovim,
+    snippet: NeovimSnippet,
+    hunks_project: Path,
+    hunks_double: ModelDouble,
+    tmp_path: Path,
+) -> None:
+    """`:lua vim.lsp.codelens.run()` on each hunk: Accept, Reject saying why, Accept."""
+    if not nvim.advertises_lenses():
+        pytest.skip(f"Neovim {nvim.name} does not advertise code lenses (0.11+ does)")
+    steps = [
+        ReviewStep("Accept", hunk=1, via="lens"),
+        ReviewStep("Reject", hunk=2, reason=scenario.REASON, via="lens"),
+        ReviewStep("Accept", hunk=3, via="lens"),
+    ]
+    session = review(
+        nvim,
+        snippet,
+        hunks_project,
+        hunks_double,
+        tmp_path,
+        line=scenario.HUNK_LINES[0],
+        steps=steps,
+    )
+    report = session.report
+    assert report is not None
+    assert report.offered[1:] == [["Accept", "Reject"]] * 3, session.explain()
+    assert report.statuses == [
+        ("rune.acceptHunk", "pending"),
+        ("rune.rejectHunk", "pending"),
+        ("rune.acceptHunk", "partial"),
+    ], session.explain()
+    assert report.prompts == ["Why reject? "], session.explain()
+    result = report.run_result
+    assert result is not None
+    assert [(e.path, e.status) for e in result.edits] == [(scenario.FILE_NAME, "partial")]
+    told = json.dumps(hunks_double.chat_requests[-1].body["messages"])
+    assert scenario.REASON in told, session.explain()
+    assert hunks_project.read_text(encoding="utf-8") == scenario.hunks_kept(1, 3)
 
 
 # --- mode A: Neovim 0.12's own "Apply all changes?" prompt ---------------------------------------
