@@ -93,7 +93,7 @@ def test_the_graph_sees_lazy_and_type_only_imports() -> None:
     # Function-level: the run manager is imported on first use, not at start-up.
     assert "rune_lsp.server.runs" in graph["rune_lsp.server.services"]
     # Under TYPE_CHECKING only.
-    assert "rune_lsp.server.review" in graph["rune_lsp.server.edits"]
+    assert "rune_lsp.server.desk" in graph["rune_lsp.server.edits"]
     # `from rune_lsp.server import config` names the submodule, not the package.
     assert "rune_lsp.server.config" in graph["rune_lsp.server.lifecycle"]
     assert "rune_lsp.server" not in graph["rune_lsp.server.lifecycle"]

@@ -95,10 +95,12 @@ class RuneServer(LanguageServer):
 
     @property
     def annotation_support(self) -> bool:
-        """Mode A (VS Code's refactor preview) when the client can confirm annotated edits."""
+        """Mode A (VS Code's refactor preview, Neovim 0.12's prompt) when the client can
+        confirm annotated edits. Not also `documentChanges`: Neovim 0.12 confirms annotations
+        but does not advertise it, while it applies them (as every mode-B client here does)."""
         workspace = self.client_capabilities.workspace
         edit = workspace.workspace_edit if workspace else None
-        return bool(edit and edit.change_annotation_support and edit.document_changes)
+        return bool(edit and edit.change_annotation_support)
 
     @property
     def progress_support(self) -> bool:

@@ -22,3 +22,16 @@ def double() -> Iterator[ModelDouble]:
 def project(tmp_path: Path) -> Path:
     """The buggy file, inside a fresh project folder."""
     return scenario.make_workspace((tmp_path / "project").resolve())
+
+
+@pytest.fixture
+def hunks_double() -> Iterator[ModelDouble]:
+    with ModelDouble() as running:
+        scenario.script_hunks(running)
+        yield running
+
+
+@pytest.fixture
+def hunks_project(tmp_path: Path) -> Path:
+    """The file with three bugs, inside a fresh project folder."""
+    return scenario.make_workspace((tmp_path / "project").resolve(), scenario.HUNKS_BUGGY)

@@ -8,8 +8,9 @@ import os
 import signal
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Literal
 
 #: What puts the editors on a Debian 12 machine (Neovim 0.7.2, Emacs 28.2 with eglot 1.9).
 APT_LINE = "apt-get install -y neovim emacs-nox elpa-eglot"
@@ -41,17 +42,31 @@ def isolated_environ(home: Path, extra: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
+@dataclass(frozen=True)
+class ReviewStep:
+    """One thing the user does on a pending edit in mode B: go to the diagnostic of hunk
+    `hunk` (any hunk's when None) and pick `action` in its code action menu (`via` "menu") or
+    among its code lenses ("lens"), typing `reason` when the snippet asks why (None: types
+    nothing)."""
+
+    action: str
+    hunk: int | None = None
+    reason: str | None = None
+    via: Literal["menu", "lens"] = "menu"
+
+
 def write_driver_config(
     scratch: Path,
     *,
     file: Path,
     line: int,
-    verdict: str,
     wait_ms: int,
-    show_diff: bool,
+    steps: Sequence[ReviewStep] = (),
+    show_diff: bool = False,
     **extra: object,
 ) -> tuple[Path, Path]:
-    """Write the JSON a driver script reads from $EDITOR_TEST_CONFIG into `scratch`.
+    """Write the JSON a driver script reads from $EDITOR_TEST_CONFIG into `scratch`: ask for
+    a fix on the 0-based `line`, then (after Show diff when `show_diff`) take `steps`.
 
     Returns the config's path and the path the driver writes its report to.
     """
@@ -60,7 +75,7 @@ def write_driver_config(
     values = {
         "file": str(file),
         "line": line,
-        "verdict": verdict,
+        "steps": [asdict(step) for step in steps],
         "report": str(report),
         "wait_ms": wait_ms,
         "show_diff": show_diff,

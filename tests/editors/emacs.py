@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from tests.editors import scenario
 from tests.editors.editor_process import (
     APT_LINE,
     EditorExit,
+    ReviewStep,
     isolated_environ,
     run_editor,
     write_driver_config,
@@ -81,13 +83,14 @@ def review_in_emacs(
     *,
     file: Path,
     base_url: str,
-    verdict: str,
     scratch: Path,
+    steps: Sequence[ReviewStep],
+    line: int = scenario.BUG_LINE,
     show_diff: bool = False,
     confirm_server_edits: bool = True,
 ) -> EmacsSession:
-    """Fix this on the bug line, then pick `verdict` on the pending edit (after Show diff when
-    `show_diff`), then save.
+    """Fix this on the 0-based `line`, then take `steps` on the pending edit's diagnostics
+    (after Show diff when `show_diff`), then save.
 
     `confirm_server_edits` is the answer to eglot's own "Server wants to edit" question."""
     scratch.mkdir(parents=True, exist_ok=True)
@@ -96,9 +99,9 @@ def review_in_emacs(
     config, report_path = write_driver_config(
         scratch,
         file=file,
-        line=scenario.BUG_LINE,
-        verdict=verdict,
+        line=line,
         wait_ms=STEP_TIMEOUT_MS,
+        steps=steps,
         show_diff=show_diff,
         confirm_server_edits=confirm_server_edits,
     )

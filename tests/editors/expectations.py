@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.doubles.model_double import ModelDouble
 from tests.editors import scenario
+from tests.editors.editor_process import ReviewStep
 from tests.editors.report import DriverReport
 
 REVIEW_TITLES = ["Accept edit", "Reject edit", "Show diff"]
@@ -30,9 +32,14 @@ def assert_diff_was_shown(report: DriverReport, explain: str) -> None:
 
 
 def assert_accepted(report: DriverReport, double: ModelDouble, project: Path, explain: str) -> None:
-    """The accept reached the buffer (saved only by the save), and the run says so."""
+    """The Accept edit action reached the buffer (saved only by the save), and the run says so."""
     assert report.command_errors == {}, explain
     assert report.verdict_status == "applied", explain
+    assert_landed(report, double, project, explain)
+
+
+def assert_landed(report: DriverReport, double: ModelDouble, project: Path, explain: str) -> None:
+    """The edit reached the buffer (saved only by the save), and the run says so."""
     assert report.cleared, explain
     assert report.modified_before_save is True, explain
     result = report.run_result
@@ -59,3 +66,52 @@ def assert_rejected(report: DriverReport, project: Path, explain: str) -> None:
     assert result.outcome == "completed", explain
     assert [(e.path, e.status) for e in result.edits] == [(scenario.FILE_NAME, "rejected")], explain
     assert project.read_text(encoding="utf-8") == scenario.BUGGY
+
+
+#: The code action menu on a hunk's diagnostic, in the order the docs number it.
+HUNK_MENU = [
+    "Accept edit",
+    "Reject edit",
+    "Show diff",
+    "Accept hunk",
+    "Reject hunk",
+    "Rune: Fix this",
+]
+
+#: The docs' per-hunk flow: accept hunk 1, reject hunk 2 saying why, accept the rest.
+PER_HUNK_STEPS = (
+    ReviewStep("Accept hunk", hunk=1),
+    ReviewStep("Reject hunk", hunk=2, reason=scenario.REASON),
+    ReviewStep("Accept edit", hunk=3),
+)
+
+
+def assert_per_hunk_flow(
+    report: DriverReport, double: ModelDouble, project: Path, explain: str
+) -> None:
+    """Each hunk was shown inline with its proposal, decided as PER_HUNK_STEPS say; hunks 1
+    and 3 landed, and the model heard why hunk 2 did not."""
+    assert report.command_errors == {}, explain
+    lines = [(h.hunk_id, h.line, h.end_line) for h in report.hunks]
+    assert lines == [(n, line, line) for n, line in enumerate(scenario.HUNK_LINES, 1)], explain
+    for hunk, shown, (buggy, fixed) in zip(
+        report.hunks, report.floats, scenario.HUNK_FIXES, strict=True
+    ):
+        assert f"- {buggy}" in hunk.message and f"+ {fixed}" in hunk.message, explain
+        assert shown is not None and f"+ {fixed}" in shown, explain
+    assert report.offered[1:] == [HUNK_MENU] * len(PER_HUNK_STEPS), explain
+    assert report.statuses == [
+        ("rune.acceptHunk", "pending"),
+        ("rune.rejectHunk", "pending"),
+        ("rune.acceptEdit", "partial"),
+    ], explain
+    assert report.prompts == ["Why reject? "], explain
+    assert report.cleared and report.modified_before_save is True, explain
+    result = report.run_result
+    assert result is not None and result.outcome == "completed", explain
+    assert result.answer == scenario.HUNKS_ANSWER, explain
+    assert [(e.path, e.status) for e in result.edits] == [(scenario.FILE_NAME, "partial")], explain
+    told = json.dumps(double.chat_requests[-1].body["messages"])
+    line = scenario.HUNK_LINES[1] + 1
+    assert f"the user rejected hunk 2 of 3 (line {line}): {scenario.REASON}" in told, explain
+    assert project.read_text(encoding="utf-8") == scenario.hunks_kept(1, 3)

@@ -19,6 +19,7 @@ class PendingDiagnostic(BaseModel):
     severity: str  # error | warning | information | hint
     source: str | None = None
     message: str
+    hunk_id: int | None = None  # the hunk it shows, from the diagnostic's `data`
 
 
 class DriverReport(BaseModel):
@@ -36,6 +37,13 @@ class DriverReport(BaseModel):
     messages: list[str] = []  # the server's window/showMessage texts, in order
     server_log: str = ""  # the server's stderr, where the editor keeps it
     confirmations: list[str] = []  # questions the editor itself asked before applying an edit
+    apply_answers: list[bool | None] = []  # `applied` of each answer to workspace/applyEdit
+    statuses: list[tuple[str, str | None]] = []  # (command, status) of each accept / reject
+    prompts: list[str] = []  # what the snippet asked the user to type (a rejection's reason)
+    hunks: list[PendingDiagnostic] = []  # every rune diagnostic when the edit first showed
+    floats: list[str | None] = []  # per review step: the proposal as the editor showed it
+    inlay_hints: list[tuple[int, str]] = []  # (line, label) once the edit showed, where enabled
+    lenses: list[tuple[int, str]] = []  # (line, title) of the code lenses the server answered
 
     @classmethod
     def read(cls, path: Path) -> DriverReport | None:

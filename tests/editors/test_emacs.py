@@ -8,17 +8,21 @@ test checks the file on disk.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from tests.doubles.model_double import ModelDouble
-from tests.editors import emacs
+from tests.editors import emacs, scenario
+from tests.editors.editor_process import ReviewStep
 from tests.editors.emacs import EmacsSession
 from tests.editors.expectations import (
+    PER_HUNK_STEPS,
     assert_accepted,
     assert_diff_was_shown,
     assert_pending_edit_was_shown,
+    assert_per_hunk_flow,
     assert_rejected,
 )
 
@@ -37,19 +41,43 @@ def review(
     show_diff: bool = False,
     confirm_server_edits: bool = True,
 ) -> EmacsSession:
+    """The whole-edit flow: `verdict` picked on the only hunk's diagnostic."""
+    session = run(
+        project,
+        double,
+        tmp_path,
+        [ReviewStep(verdict)],
+        show_diff=show_diff,
+        confirm_server_edits=confirm_server_edits,
+    )
+    assert session.report is not None
+    assert_pending_edit_was_shown(session.report, session.explain())
+    return session
+
+
+def run(
+    project: Path,
+    double: ModelDouble,
+    tmp_path: Path,
+    steps: Sequence[ReviewStep],
+    *,
+    line: int = scenario.BUG_LINE,
+    show_diff: bool = False,
+    confirm_server_edits: bool = True,
+) -> EmacsSession:
     assert EMACS is not None
     session = emacs.review_in_emacs(
         EMACS,
         file=project,
+        line=line,
         base_url=double.ollama_url,
-        verdict=verdict,
         scratch=tmp_path / "emacs",
+        steps=steps,
         show_diff=show_diff,
         confirm_server_edits=confirm_server_edits,
     )
     assert session.report is not None and session.report.step == "done", session.explain()
     assert session.exit.returncode == 0, session.explain()
-    assert_pending_edit_was_shown(session.report, session.explain())
     return session
 
 
@@ -69,6 +97,7 @@ def test_rejected_edit_leaves_the_file_alone(
 ) -> None:
     session = review(project, double, tmp_path, "Reject edit")
     assert session.report is not None
+    assert session.report.prompts == ["Why reject? "], session.explain()  # nothing typed
     assert session.report.verdict_status == "rejected", session.explain()
     assert session.report.confirmations == [], session.explain()
     assert_rejected(session.report, project, session.explain())
@@ -83,3 +112,16 @@ def test_declining_eglots_own_question_rejects_the_edit(
     assert len(session.report.confirmations) == 1, session.explain()
     assert session.report.verdict_status == "rejected", session.explain()
     assert_rejected(session.report, project, session.explain())
+
+
+def test_hunk_by_hunk_with_a_reason_for_the_rejected_one(
+    hunks_project: Path, hunks_double: ModelDouble, tmp_path: Path
+) -> None:
+    """The docs' per-hunk flow: accept hunk 1, reject hunk 2 saying why, accept the rest."""
+    session = run(
+        hunks_project, hunks_double, tmp_path, PER_HUNK_STEPS, line=scenario.HUNK_LINES[0]
+    )
+    assert session.report is not None
+    # Eglot asks once, when the accepted hunks are sent together.
+    assert len(session.report.confirmations) == 1, session.explain()
+    assert_per_hunk_flow(session.report, hunks_double, hunks_project, session.explain())

@@ -39,13 +39,22 @@ CAPABILITIES: dict[str, dict[str, Any]] = {
         },
         "window": {"workDoneProgress": True},
     },
+    # Mode A too: Neovim 0.12 confirms change annotations but does not advertise
+    # documentChanges (it applies them all the same).
+    "neovim-0.12": {
+        "workspace": {
+            "applyEdit": True,
+            "workspaceEdit": {"changeAnnotationSupport": {"groupsOnLabel": True}},
+        },
+        "window": {"workDoneProgress": True},
+    },
     # Mode B: any other client.
     "neovim": {
         "workspace": {"applyEdit": True, "workspaceEdit": {"documentChanges": True}},
         "window": {"workDoneProgress": True},
     },
 }
-Kind = Literal["vscode", "neovim"]
+Kind = Literal["vscode", "neovim-0.12", "neovim"]
 WAIT = 5.0
 
 

@@ -51,6 +51,23 @@ async def test_mode_a_sends_the_annotated_edit_and_reports_what_landed(launch: L
     assert (editor.root / "app.py").read_text() == APP_PY  # the editor's buffer, not the disk
 
 
+async def test_mode_a_for_a_client_that_confirms_annotations_without_document_changes(
+    launch: Launch,
+) -> None:
+    """Neovim 0.12 advertises change annotations but not documentChanges: still mode A."""
+    editor = await launch(FIX, answer("Fixed."), kind="neovim-0.12")
+    editor.open()
+
+    result = await finished(editor.fix()[1])
+
+    [request] = editor.requests(types.WORKSPACE_APPLY_EDIT)
+    [annotation] = request["params"]["edit"]["changeAnnotations"].values()
+    assert annotation["needsConfirmation"] is True
+    assert editor.diagnostics.get(editor.uri(), []) == []  # no mode-B review
+    assert statuses(result) == [("edit_file", "applied")]
+    assert editor.buffers[editor.uri()].text == FIXED
+
+
 @pytest.mark.parametrize(
     ("policy", "detail"),
     [
@@ -133,6 +150,8 @@ async def test_mode_b_accept_applies_and_answers_the_status(launch: Launch) -> N
         "Accept edit",
         "Reject edit",
         "Show diff",
+        "Accept hunk",
+        "Reject hunk",
         "Rune: Fix this",
     ]
     assert await editor.command(ACCEPT_EDIT, diagnostic.data) == {"status": "applied"}
@@ -156,7 +175,7 @@ async def test_mode_b_reject_sends_nothing(launch: Launch) -> None:
 
     assert statuses(result) == [("edit_file", "rejected")]
     assert editor.requests(types.WORKSPACE_APPLY_EDIT) == []
-    assert "the user rejected the edit in the editor" in told(editor)
+    assert "the user discarded the only hunk" in told(editor)
 
 
 async def test_mode_b_accept_of_an_edit_the_user_typed_over_is_stale(launch: Launch) -> None:
