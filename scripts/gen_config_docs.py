@@ -135,6 +135,11 @@ more than a tool result. The values are read from the code.
 def limits() -> list[str]:
     """One row per limit, each from the constant that enforces it."""
     from rune_lsp.loop.normalize import MAX_CALLS_PER_TURN
+    from rune_lsp.providers.stream_limits import (
+        MAX_TURN_CHARS,
+        REPEAT_MIN_CHARS,
+        REPEAT_MIN_COUNT,
+    )
     from rune_lsp.tools.search import SEARCH_TIMEOUT
 
     return [
@@ -144,6 +149,13 @@ def limits() -> list[str]:
         f"| tool calls per turn | {MAX_CALLS_PER_TURN} | the calls after the first "
         f"{MAX_CALLS_PER_TURN} of one model turn do not run: each is paired with a `skipped` "
         "result saying so, and the model may make them in its next turn. |",
+        f"| one model turn's stream | {MAX_TURN_CHARS:,} characters | text, thinking and tool "
+        "arguments together: the stream is closed there, and the model's next turn starts with "
+        "a note that its answer was cut and to answer shorter (on the last turn the run ends "
+        "`incomplete`). |",
+        f"| a repeating answer | one span {REPEAT_MIN_COUNT} times over {REPEAT_MIN_CHARS:,}+ "
+        "characters | the stream is cut early, the same way, with the reason told to the model. "
+        "A turn the server cut (`finish_reason: length`, `maxOutputTokens`) is treated alike. |",
     ]
 
 
