@@ -92,6 +92,9 @@ async def test_fix_this_runs_on_the_local_model_server(lease: Lease, tmp_path: P
         "localModel": MODEL,
         "requestTimeout": 600,
         "maxIterations": 2,  # a busy 2-core machine gives 1.5 to 10 tokens/s
+        # The plumbing is under test, not the answer's length: a fix of add() is ~100 tokens,
+        # and at 1.5 tokens/s the default 2,048 alone would be over 20 minutes a turn.
+        "maxOutputTokens": 384,
         "checkCommand": CHECK_COMMAND,
     }
     context = RunContext(workspace, state_dir, snapshot(workspace), checked=True)
