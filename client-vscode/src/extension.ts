@@ -2,6 +2,7 @@
 
 import * as vscode from "vscode";
 import { buildFixArgs, effectiveRange } from "./fixArgs";
+import { InlineReviews } from "./inlineReview";
 import { askInstruction } from "./instruction";
 import { CANCEL_RUN_COMMAND, RunTracker, SHOW_OUTPUT_COMMAND } from "./runs";
 import { ServerController } from "./server";
@@ -14,11 +15,13 @@ let controller: ServerController | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel("Rune", { log: true });
-  const tracker = new RunTracker(() => controller?.client, output);
-  const server = new ServerController(output, tracker);
+  const reviews = new InlineReviews(output);
+  const tracker = new RunTracker(() => controller?.client, output, reviews);
+  const server = new ServerController(output, tracker, reviews);
   controller = server;
   context.subscriptions.push(
     output,
+    reviews,
     tracker,
     server,
     vscode.commands.registerCommand(FIX_THIS_COMMAND, () => fixThis(server, tracker)),

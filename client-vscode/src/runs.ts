@@ -19,6 +19,7 @@ import {
   type WorkDoneProgressReport,
 } from "vscode-languageclient/node";
 import type { FixThisArgs } from "./fixArgs";
+import { type InlineReviews, REVIEW_COMMANDS } from "./inlineReview";
 import { runIdFromToken, statusText, statusTooltip } from "./progressText";
 import { notificationFor, parseRunResult, receiptCandidates, type RunResult, type Severity } from "./runResult";
 
@@ -53,13 +54,18 @@ export class RunTracker implements vscode.Disposable {
   private readonly progress = new Map<ProgressToken, string | undefined>();
   private readonly status: vscode.StatusBarItem;
   private server: ServerState = { state: "starting", detail: "starting the language server" };
+  private readonly reviewWatch: vscode.Disposable;
 
   constructor(
     private readonly client: () => LanguageClient | undefined,
     private readonly output: vscode.LogOutputChannel,
+    private readonly reviews: InlineReviews,
   ) {
     this.status = vscode.window.createStatusBarItem("rune.run", vscode.StatusBarAlignment.Left, 100);
     this.status.name = "Rune";
+    this.reviewWatch = reviews.onDidChangeActive(() => {
+      this.refresh();
+    });
     this.refresh();
   }
 
@@ -166,8 +172,14 @@ export class RunTracker implements vscode.Disposable {
     } else {
       const latest = [...this.progress.values()].at(-1);
       this.status.text = `$(sync~spin) ${statusText(latest)}`;
-      this.status.tooltip = statusTooltip(latest, Math.max(this.inFlight.size, this.progress.size));
-      this.status.command = CANCEL_RUN_COMMAND;
+      // While an edit waits for review a click takes the user there; Rune: Cancel Run cancels.
+      if (this.reviews.active) {
+        this.status.tooltip = "Rune: an edit waits for your review. Click to show it.";
+        this.status.command = REVIEW_COMMANDS.reveal;
+      } else {
+        this.status.tooltip = statusTooltip(latest, Math.max(this.inFlight.size, this.progress.size));
+        this.status.command = CANCEL_RUN_COMMAND;
+      }
       this.status.backgroundColor = undefined;
     }
     this.status.show();
@@ -195,6 +207,7 @@ export class RunTracker implements vscode.Disposable {
       run.cancel.cancel();
     }
     this.status.dispose();
+    this.reviewWatch.dispose();
   }
 }
 

@@ -6,6 +6,10 @@
 
 import * as vscode from "vscode";
 import {
+  ApplyWorkspaceEditRequest,
+  type ApplyWorkspaceEditParams,
+  type ApplyWorkspaceEditResult,
+  type CancellationToken,
   type ClientCapabilities,
   type FeatureState,
   LanguageClient,
@@ -19,6 +23,7 @@ import {
 } from "vscode-languageclient/node";
 import { decideServer, describeLaunch, type ServerLaunch } from "./discovery";
 import { asFixThisArgs } from "./fixArgs";
+import { type InlineReviews, inlineTarget } from "./inlineReview";
 import { askInstruction } from "./instruction";
 import { FIX_THIS, RESUME, type RunTracker } from "./runs";
 import { gatherFacts } from "./serverFacts";
@@ -63,6 +68,7 @@ export class ServerController implements vscode.Disposable {
   constructor(
     private readonly output: vscode.LogOutputChannel,
     private readonly tracker: RunTracker,
+    private readonly reviews: InlineReviews,
   ) {}
 
   get client(): LanguageClient | undefined {
@@ -115,6 +121,9 @@ export class ServerController implements vscode.Disposable {
     const client = new LanguageClient("rune", "Rune", serverOptions(decision), this.clientOptions());
     client.registerFeature(new SaveDocumentsFeature());
     client.onRequest(SAVE_DOCUMENTS, saveDocuments);
+    // Replaces the language client's own applyEdit handler (registered before this one), for
+    // the cancellation token: the server withdraws a dead run's proposal with $/cancelRequest.
+    client.onRequest(ApplyWorkspaceEditRequest.type, (params, token) => this.applyEdit(client, params, token));
     this.current = client;
     client.onDidChangeState(({ newState }) => {
       if (this.current === client) {
@@ -202,6 +211,42 @@ export class ServerController implements vscode.Disposable {
     };
   }
 
+  /**
+   * A pending edit: inline in the document (`rune.review.mode` inline, the default) when it is
+   * one existing file's hunks, else VS Code's Refactor Preview. Either way a withdrawn request
+   * (its run ended) takes the proposal away: the inline review ends, the preview is discarded.
+   */
+  private async applyEdit(
+    client: LanguageClient,
+    params: ApplyWorkspaceEditParams,
+    token: CancellationToken,
+  ): Promise<ApplyWorkspaceEditResult> {
+    const mode = vscode.workspace.getConfiguration("rune").get<string>("review.mode", "inline");
+    const target = mode === "preview" ? undefined : inlineTarget(params);
+    if (target !== undefined) {
+      return this.reviews.review(target, token);
+    }
+    const converted = await client.protocol2CodeConverter.asWorkspaceEdit(params.edit);
+    if (!versionsMatch(client, params)) {
+      return { applied: false };
+    }
+    const discard = token.onCancellationRequested(() => {
+      this.output.info(`withdrawing the Refactor Preview of ${params.label ?? "an edit"}: its run ended`);
+      void vscode.commands.executeCommand("refactorPreview.discard").then(undefined, (error: unknown) => {
+        this.output.warn(`could not discard the Refactor Preview: ${String(error)}`);
+      });
+    });
+    try {
+      const applied = await vscode.workspace.applyEdit(converted, { isRefactoring: params.metadata?.isRefactoring });
+      if (applied && token.isCancellationRequested) {
+        this.output.warn(`${params.label ?? "an edit"} was applied after its run ended; the server records it`);
+      }
+      return { applied };
+    } finally {
+      discard.dispose();
+    }
+  }
+
   private async complain(message: string): Promise<void> {
     const choice = await vscode.window.showErrorMessage(message, OPEN_SETTINGS, SHOW_OUTPUT);
     if (choice === OPEN_SETTINGS) {
@@ -214,6 +259,20 @@ export class ServerController implements vscode.Disposable {
   dispose(): void {
     void this.stop();
   }
+}
+
+/** The language client's own check: an edit for an older version of an open document fails. */
+function versionsMatch(client: LanguageClient, params: ApplyWorkspaceEditParams): boolean {
+  const open = new Map(vscode.workspace.textDocuments.map((document) => [document.uri.toString(), document]));
+  for (const change of params.edit.documentChanges ?? []) {
+    if ("textDocument" in change && change.textDocument.version !== null && change.textDocument.version >= 0) {
+      const document = open.get(client.protocol2CodeConverter.asUri(change.textDocument.uri).toString());
+      if (document !== undefined && document.version !== change.textDocument.version) {
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
 function serverOptions(launch: ServerLaunch): ServerOptions {
