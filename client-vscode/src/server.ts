@@ -7,6 +7,10 @@
 import * as vscode from "vscode";
 import {
   ApplyWorkspaceEditRequest,
+  type MessageActionItem,
+  MessageType,
+  ShowMessageRequest,
+  type ShowMessageRequestParams,
   type ApplyWorkspaceEditParams,
   type ApplyWorkspaceEditResult,
   type CancellationToken,
@@ -21,6 +25,7 @@ import {
   type StaticFeature,
   TransportKind,
 } from "vscode-languageclient/node";
+import { offersFixThis } from "./codeActions";
 import { decideServer, describeLaunch, type ServerLaunch } from "./discovery";
 import { asFixThisArgs } from "./fixArgs";
 import { type InlineReviews, inlineTarget } from "./inlineReview";
@@ -124,6 +129,7 @@ export class ServerController implements vscode.Disposable {
     // Replaces the language client's own applyEdit handler (registered before this one), for
     // the cancellation token: the server withdraws a dead run's proposal with $/cancelRequest.
     client.onRequest(ApplyWorkspaceEditRequest.type, (params, token) => this.applyEdit(client, params, token));
+    client.onRequest(ShowMessageRequest.type, (params, token) => askUser(params, token, this.output));
     this.current = client;
     client.onDidChangeState(({ newState }) => {
       if (this.current === client) {
@@ -184,6 +190,23 @@ export class ServerController implements vscode.Disposable {
         }
         const answer: unknown = await next(command, args);
         return answer;
+      },
+      // The server offers Rune: Fix this on any range; keep it where it is useful.
+      provideCodeActions: async (document, range, context, token, next) => {
+        const actions = await next(document, range, context, token);
+        const place = {
+          scheme: document.uri.scheme,
+          path: document.uri.path,
+          emptyRange: range.isEmpty,
+          diagnostics: context.diagnostics.filter((d) => d.source !== "rune").length,
+        };
+        if (actions === null || actions === undefined || offersFixThis(place)) {
+          return actions;
+        }
+        return actions.filter((action) => {
+          const command = action instanceof vscode.CodeAction ? action.command?.command : action.command;
+          return command !== FIX_THIS;
+        });
       },
       // The status bar item replaces the language client's own window progress, which would
       // show the same text a second time and, in the status bar, cannot cancel. `end` still goes
@@ -259,6 +282,47 @@ export class ServerController implements vscode.Disposable {
   dispose(): void {
     void this.stop();
   }
+}
+
+/** The server asks this before running a command the model wants (docs/interface.md). */
+const RUN_PROMPT = "rune wants to run: ";
+
+/**
+ * `window/showMessageRequest`. The server's Run / Deny for a command is a modal dialog, which
+ * waits for the user (a notification toast hides after seconds and its buttons then do nothing);
+ * if the server stopped waiting meanwhile (its request timeout), the user is told the command
+ * was not run. Any other request is a notification with its buttons, as the language client does.
+ */
+async function askUser(
+  params: ShowMessageRequestParams,
+  token: CancellationToken,
+  output: vscode.LogOutputChannel,
+): Promise<MessageActionItem | null> {
+  const actions = params.actions ?? [];
+  const titles = actions.map((action) => action.title);
+  let chosen: string | undefined;
+  if (params.message.startsWith(RUN_PROMPT)) {
+    const [command = "", where = ""] = params.message.slice(RUN_PROMPT.length).split("\n");
+    chosen = await vscode.window.showWarningMessage(
+      "Rune wants to run a command",
+      { modal: true, detail: `${command}\n${where}\n\nIts output shows in the Rune view (Rune: Show Runs).` },
+      ...titles,
+    );
+    if (token.isCancellationRequested) {
+      output.warn(`the answer to "${command}" came after the server stopped waiting; it was not run`);
+      void vscode.window.showWarningMessage(`Rune: the request to run ${command} had timed out; it was not run.`);
+      return null;
+    }
+  } else {
+    const show =
+      params.type === MessageType.Error
+        ? vscode.window.showErrorMessage
+        : params.type === MessageType.Warning
+          ? vscode.window.showWarningMessage
+          : vscode.window.showInformationMessage;
+    chosen = await show(params.message, ...titles);
+  }
+  return actions.find((action) => action.title === chosen) ?? null;
 }
 
 /** The language client's own check: an edit for an older version of an open document fails. */

@@ -27,6 +27,7 @@ const UTIL_BEFORE = `def double(x):\n    return x * 2\n`;
 const CONFIG_BEFORE = `DEBUG = True\n`;
 const ANSWER = "Fixed the typo in greet() and\n\n- widened the **limits**.";
 const REASON = "keep the lowercase world";
+const RUN_ANSWER = "The check prints its greeting.\n\n- ran `echo`\n- **nothing to fix**";
 
 const CODE_ACTION_ANSWER = "double() is fine as it is.";
 
@@ -52,6 +53,9 @@ describe("Rune in VS Code", () => {
       // 5. an edit to a file that is not open in the editor
       { toolCalls: [{ name: "edit_file", arguments: { path: "notes.py", old_text: "TODO", new_text: "DONE" } }] },
       { text: "Marked it done." },
+      // 6. a command the user approves, its output in the Rune view
+      { toolCalls: [{ name: "run_command", arguments: { command: "echo hello-from-rune" } }] },
+      { text: RUN_ANSWER },
     ]);
     harness.writeFiles({
       "workspace/app.py": APP_BEFORE,
@@ -124,11 +128,14 @@ describe("Rune in VS Code", () => {
     await lens(page, "Accept hunk 1/3").waitFor({ timeout: STEP_TIMEOUT });
 
     // The user types a line above the pending hunks: they move with it and stay pending.
+    await page.locator(".monaco-editor .view-line", { hasText: "def greet" }).click();
     await page.keyboard.press("Control+Home");
     await page.keyboard.press("Enter");
     await page.keyboard.press("ArrowUp");
     await page.keyboard.type("# greetings");
     await page.keyboard.press("Escape");
+    await lens(page, "Accept hunk 1/3").waitFor({ timeout: STEP_TIMEOUT });
+    await page.locator(".monaco-editor .view-line", { hasText: "# greetings" }).waitFor({ timeout: STEP_TIMEOUT });
     await page.keyboard.press("Control+Home");
     await page.keyboard.press("Control+Alt+y"); // accept hunk 1 (the first pending one below)
     await lens(page, "hunk 1/3 accepted").waitFor({ timeout: STEP_TIMEOUT });
@@ -211,8 +218,14 @@ describe("Rune in VS Code", () => {
 
   it("runs the server's own Rune: Fix this code action through the same flow", recorded("code-action", async (page) => {
     await openFile(page, "util.py");
-    await page.keyboard.press("Control+Period");
     const action = page.locator(".action-widget .monaco-list-row", { hasText: "Rune: Fix this" });
+    // A bare cursor without a problem under it: no Fix this (it was offered on every line).
+    await page.keyboard.press("Control+Period");
+    await page.waitForTimeout(2_000);
+    assert.equal(await action.count(), 0, "Rune: Fix this offered on a bare cursor");
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Control+a");
+    await page.keyboard.press("Control+Period");
     await action.waitFor({ timeout: STEP_TIMEOUT });
     await action.click();
     const input = await instructionBox(page);
@@ -240,6 +253,29 @@ describe("Rune in VS Code", () => {
       (await toast.locator(".notification-list-item-message").innerText()).trim(),
       "Rune completed (1 edit: 1 applied): Marked it done.",
     );
+  }));
+
+  it("asks before running a command, and shows its output and the answer in the Rune view", recorded("run-command", async (page) => {
+    await openFile(page, "util.py");
+    await runCommand(page, "Rune: Fix This");
+    await (await instructionBox(page)).press("Enter");
+    const dialog = page.locator(".monaco-dialog-box", { hasText: "echo hello-from-rune" });
+    await dialog.waitFor({ timeout: STEP_TIMEOUT });
+    await page.waitForTimeout(15_000); // a toast would have hidden by now; the dialog waits
+    await dialog.locator(".monaco-button", { hasText: "Run" }).click();
+    const toast = page.locator(".notification-toast", { hasText: "Rune completed" });
+    await toast.waitFor({ timeout: STEP_TIMEOUT });
+    assert.equal(
+      (await toast.locator(".notification-list-item-message").innerText()).trim(),
+      "Rune completed (1 command: 1 run): The check prints its greeting.",
+    );
+    await toast.locator(".monaco-button", { hasText: "Open Rune View" }).click();
+    const view = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+    await view.locator("pre.output", { hasText: "hello-from-rune" }).first().waitFor({ timeout: STEP_TIMEOUT });
+    await view.locator(".answer li strong", { hasText: "nothing to fix" }).first().waitFor({ timeout: STEP_TIMEOUT });
+    await view.locator("a", { hasText: "Open the receipt" }).first().waitFor({ timeout: STEP_TIMEOUT });
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: path.join(ARTIFACTS, "rune-view.png") });
   }));
 });
 
