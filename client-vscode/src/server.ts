@@ -4,6 +4,7 @@
  * selected interpreter takes effect on `Rune: Restart Server`.
  */
 
+import { createInterface } from "node:readline";
 import * as vscode from "vscode";
 import {
   ApplyWorkspaceEditRequest,
@@ -32,6 +33,7 @@ import { type InlineReviews, inlineTarget } from "./inlineReview";
 import { askInstruction } from "./instruction";
 import { FIX_THIS, RESUME, type RunTracker } from "./runs";
 import { gatherFacts } from "./serverFacts";
+import { levelReader } from "./serverLog";
 import { serverSettings } from "./settings";
 
 const OPEN_SETTINGS = "Open Settings";
@@ -160,6 +162,20 @@ export class ServerController implements vscode.Disposable {
     return {
       documentSelector: [{ scheme: "file" }],
       outputChannel: this.output,
+      // The language client logs every stderr line as an error; the server labels its levels.
+      stdioOptions: {
+        stdout: (input, channel) => {
+          createInterface({ input, crlfDelay: Infinity }).on("line", (line) => {
+            channel.info(line);
+          });
+        },
+        stderr: (input, channel) => {
+          const level = levelReader();
+          createInterface({ input, crlfDelay: Infinity }).on("line", (line) => {
+            channel[level(line)](line);
+          });
+        },
+      },
       synchronize: { configurationSection: "rune" },
       middleware: this.middleware(),
     };

@@ -274,8 +274,19 @@ describe("Rune in VS Code", () => {
     await view.locator("pre.output", { hasText: "hello-from-rune" }).first().waitFor({ timeout: STEP_TIMEOUT });
     await view.locator(".answer li strong", { hasText: "nothing to fix" }).first().waitFor({ timeout: STEP_TIMEOUT });
     await view.locator("a", { hasText: "Open the receipt" }).first().waitFor({ timeout: STEP_TIMEOUT });
-    await page.waitForTimeout(500);
+    await runCommand(page, "View: Toggle Maximized Panel");
+    await page.waitForTimeout(800);
     await page.screenshot({ path: path.join(ARTIFACTS, "rune-view.png") });
+    await runCommand(page, "View: Toggle Maximized Panel");
+
+    // The server's INFO lines show as info in the Rune output channel, not as [error].
+    await runCommand(page, "Rune: Show Output");
+    const lines = page.locator(".output-view .view-line");
+    await lines.filter({ hasText: "rune_lsp" }).first().waitFor({ timeout: STEP_TIMEOUT });
+    const shown = await lines.allInnerTexts();
+    const misfiled = shown.filter((line) => line.includes("[error]") && /\sINFO\s/u.test(line));
+    assert.deepEqual(misfiled, [], "INFO lines logged as errors");
+    assert.ok(shown.some((line) => line.includes("[info]") && /\sINFO\s/u.test(line)), `no INFO line among ${shown.join("\n")}`);
   }));
 });
 
