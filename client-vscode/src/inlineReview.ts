@@ -88,6 +88,10 @@ export class InlineReviews implements vscode.CodeLensProvider, vscode.Disposable
     overviewRulerLane: vscode.OverviewRulerLane.Left,
   });
   private readonly proposed = vscode.window.createTextEditorDecorationType({});
+  private readonly undone = new vscode.EventEmitter<string>();
+  /** Fires with the edit's label when the user undid an accepted edit (Ctrl+Z). */
+  readonly onDidUndo = this.undone.event;
+  private undoWatch: vscode.Disposable | undefined;
   private readonly registrations: vscode.Disposable[];
 
   constructor(private readonly output: vscode.LogOutputChannel) {
@@ -293,12 +297,36 @@ export class InlineReviews implements vscode.CodeLensProvider, vscode.Disposable
         const range = new vscode.Range(span.startLine, 0, span.endLine, span.endCharacter);
         edit.replace(session.document.uri, range, replacement(hunk, lines));
       }
+      const before = session.document.getText();
       landed = await vscode.workspace.applyEdit(edit);
       if (!landed) {
         this.output.warn(`the accepted hunks of ${session.label} could not be applied`);
+      } else {
+        this.watchUndo(session.document, before, session.label);
       }
     }
     session.finish(answerFor(session.hunks, landed));
+  }
+
+  /**
+   * Ctrl+Z right after an accepted edit takes it back out of the buffer, but the server already
+   * recorded it as landed: say so where the user looks (the Rune view, a warning), until the
+   * document is next edited some other way.
+   */
+  private watchUndo(document: vscode.TextDocument, before: string, label: string): void {
+    this.undoWatch?.dispose();
+    const watch = vscode.workspace.onDidChangeTextDocument((event) => {
+      if (event.document !== document || event.contentChanges.length === 0) {
+        return;
+      }
+      if (event.reason === vscode.TextDocumentChangeReason.Undo && document.getText() === before) {
+        this.undone.fire(label);
+      }
+      if (event.reason !== vscode.TextDocumentChangeReason.Redo) {
+        watch.dispose();
+      }
+    });
+    this.undoWatch = watch;
   }
 
   private follow(changes: readonly vscode.TextDocumentContentChangeEvent[]): void {
@@ -453,6 +481,8 @@ export class InlineReviews implements vscode.CodeLensProvider, vscode.Disposable
     this.proposed.dispose();
     this.lensesChanged.dispose();
     this.activeChanged.dispose();
+    this.undone.dispose();
+    this.undoWatch?.dispose();
   }
 }
 

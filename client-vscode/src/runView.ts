@@ -51,6 +51,15 @@ export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
     }
   }
 
+  /** The user undid an accepted edit: noted on the newest run (the one that proposed it). */
+  undone(label: string): void {
+    const story = this.stories[0];
+    if (story !== undefined) {
+      story.notes = [...(story.notes ?? []), `You undid the accepted edit ${label} (Ctrl+Z); the receipt still records it as applied.`];
+      this.render();
+    }
+  }
+
   end(story: RunStory, why: string): void {
     story.ended = why;
     this.render();
@@ -129,6 +138,7 @@ function page(body: string): string {
   pre.output { background: var(--vscode-textCodeBlock-background); padding: 0.4em; white-space: pre-wrap; }
   .detail { color: var(--vscode-descriptionForeground); }
   .error { color: var(--vscode-errorForeground); }
+  .note { color: var(--vscode-editorWarning-foreground); }
   code { font-family: var(--vscode-editor-font-family); }
   ul, ol { margin: 0.2em 0; padding-left: 1.4em; }
 </style></head><body>${body}</body></html>`;

@@ -69,9 +69,17 @@ export class RunTracker implements vscode.Disposable {
   ) {
     this.status = vscode.window.createStatusBarItem("rune.run", vscode.StatusBarAlignment.Left, 100);
     this.status.name = "Rune";
-    this.reviewWatch = reviews.onDidChangeActive(() => {
-      this.refresh();
-    });
+    this.reviewWatch = vscode.Disposable.from(
+      reviews.onDidChangeActive(() => {
+        this.refresh();
+      }),
+      reviews.onDidUndo((label) => {
+        this.view.undone(label);
+        void vscode.window.showWarningMessage(
+          `Rune: you undid the accepted edit (${label}). The run's result and receipt still record it as applied; the Rune view notes the undo.`,
+        );
+      }),
+    );
     this.refresh();
   }
 

@@ -26,6 +26,8 @@ export interface RunStory {
   answerHtml?: string;
   /** Set when the request failed or was cancelled without a result. */
   ended?: string;
+  /** What happened after the result, e.g. an accepted edit the user undid. */
+  notes?: readonly string[];
 }
 
 /** The tool calls of a stored receipt (`toolCalls`), or [] for anything unreadable. */
@@ -98,6 +100,9 @@ export function storyHtml(story: RunStory, receiptLink: string | undefined): str
     if (receiptLink !== undefined) {
       parts.push(`<p><a href="${escapeHtml(receiptLink)}">Open the receipt</a></p>`);
     }
+  }
+  for (const note of story.notes ?? []) {
+    parts.push(`<p class="note">${escapeHtml(note)}</p>`);
   }
   return `<section class="run">${parts.join("\n")}</section>`;
 }

@@ -253,6 +253,10 @@ describe("Rune in VS Code", () => {
       (await toast.locator(".notification-list-item-message").innerText()).trim(),
       "Rune completed (1 edit: 1 applied): Marked it done.",
     );
+    // Ctrl+Z takes the accepted edit back out: the user is told the record still says applied.
+    await page.locator(".monaco-editor .view-line", { hasText: "# DONE" }).click();
+    await page.keyboard.press("Control+z");
+    await page.locator(".notification-toast", { hasText: "you undid the accepted edit" }).waitFor({ timeout: STEP_TIMEOUT });
   }));
 
   it("asks before running a command, and shows its output and the answer in the Rune view", recorded("run-command", async (page) => {
@@ -274,6 +278,7 @@ describe("Rune in VS Code", () => {
     await view.locator("pre.output", { hasText: "hello-from-rune" }).first().waitFor({ timeout: STEP_TIMEOUT });
     await view.locator(".answer li strong", { hasText: "nothing to fix" }).first().waitFor({ timeout: STEP_TIMEOUT });
     await view.locator("a", { hasText: "Open the receipt" }).first().waitFor({ timeout: STEP_TIMEOUT });
+    await view.locator(".note", { hasText: "You undid the accepted edit rune: edit_file notes.py" }).waitFor({ timeout: STEP_TIMEOUT });
     await runCommand(page, "View: Toggle Maximized Panel");
     await page.waitForTimeout(800);
     await page.screenshot({ path: path.join(ARTIFACTS, "rune-view.png") });

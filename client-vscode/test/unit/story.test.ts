@@ -57,6 +57,10 @@ describe("storyHtml", () => {
     assert.match(html, /href="command:rune.openReceipt"/u);
   });
 
+  it("shows what happened after the result, escaped", () => {
+    assert.match(storyHtml({ ...story, result, notes: ["undid <x>"] }, undefined), /<p class="note">undid &#60;x&#62;<\/p>/u);
+  });
+
   it("escapes the five HTML characters", () => {
     assert.equal(escapeHtml(`<a href="x">'&'</a>`), "&#60;a href=&#34;x&#34;&#62;&#39;&#38;&#39;&#60;/a&#62;");
   });
