@@ -115,7 +115,16 @@ export function answerFor(hunks: readonly Hunk[], landed: boolean): Answer {
       : [],
   );
   const stale = hunks.flatMap((hunk, index) => (hunk.verdict.kind === "stale" ? [index + 1] : []));
-  const notes = [...reasons];
+  // The server compares whole hunks; a per-line accept is neither side, so it is said in words.
+  const partly = hunks.flatMap((hunk, index) =>
+    hunk.verdict.kind === "accepted" && hunk.verdict.lines !== undefined
+      ? [
+          `hunk ${index + 1}: only line${hunk.verdict.lines.length === 1 ? "" : "s"} ` +
+            `${hunk.verdict.lines.map((line) => line + 1).join(", ")} of its ${changedLines(hunk)} changed lines accepted`,
+        ]
+      : [],
+  );
+  const notes = [...partly, ...reasons];
   if (stale.length > 0) {
     notes.push(`the user edited inside hunk ${stale.join(", ")} during the review, so it was not applied`);
   }

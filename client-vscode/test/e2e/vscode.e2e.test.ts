@@ -165,14 +165,18 @@ describe("Rune in VS Code", () => {
     inlineReceipt = receipt;
     const [edit] = receipt.result.edits;
     assert.ok(edit !== undefined && edit.status !== "pending", `app.py recorded as ${edit?.status}`);
-    assert.ok(edit.detail.includes(`The user said: hunk 2: ${REASON}`), `what the model was told: ${edit.detail}`);
+    assert.ok(
+      edit.detail.includes(`The user said: hunk 3: only lines 1, 2 of its 3 changed lines accepted; hunk 2: ${REASON}`),
+      `what the model was told: ${edit.detail}`,
+    );
   }));
 
   it(
     "reports the inline review above as partial though the user typed above its hunks",
-    // The server's reconciliation (main) requires the text between hunks unchanged, so it says
-    // stale; the per-hunk review that follows the user's typing (branch i-hunks) is to fix it.
-    { todo: "server-side: mode A reconciliation does not follow the user's typing yet" },
+    // The server's mode-A reconciliation (main) requires the text between hunks unchanged and
+    // each hunk whole (old or new), so typing above and a per-line accept make it say stale; the
+    // model still hears which lines and why (the answer's failureReason).
+    { todo: "server-side: mode A reconciliation follows neither typing nor per-line accepts yet" },
     () => {
       assert.equal(inlineReceipt?.result.edits[0]?.status, "partial");
     },

@@ -71,6 +71,13 @@ describe("answerFor", () => {
     });
   });
 
+  it("says which lines of a hunk were accepted, since the server compares whole hunks", () => {
+    assert.deepEqual(answerFor([hunk({ kind: "accepted", lines: [0, 1] }), hunk({ kind: "rejected", reason: "no" })], true), {
+      applied: true,
+      failureReason: "hunk 1: only lines 1, 2 of its 3 changed lines accepted; hunk 2: no",
+    });
+  });
+
   it("is a rejection with the user's reason when nothing landed", () => {
     assert.deepEqual(answerFor([hunk({ kind: "rejected" })], false), { applied: false });
     assert.deepEqual(answerFor([hunk({ kind: "rejected", reason: "wrong" })], false), {
