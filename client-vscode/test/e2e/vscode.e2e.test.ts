@@ -46,6 +46,9 @@ describe("Rune in VS Code", () => {
       { text: ANSWER },
       // 2. cancelled while its inline review is open
       { toolCalls: [{ name: "edit_file", arguments: { path: "util.py", old_text: "x * 2", new_text: "x + x" } }] },
+      // 2b. superseded while its inline review is open, by a second run on the same file
+      { toolCalls: [{ name: "edit_file", arguments: { path: "util.py", old_text: "x * 2", new_text: "x + x" } }] },
+      { text: "The second run found nothing to change." },
       // 3. cancelled while its Refactor Preview is open (rune.review.mode: preview)
       { toolCalls: [{ name: "edit_file", arguments: { path: "config.py", old_text: "True", new_text: "False" } }] },
       // 4. the server's code action
@@ -199,6 +202,25 @@ describe("Rune in VS Code", () => {
     assert.deepEqual(receipt.result.edits.map((e) => e.status), ["pending"]);
   }));
 
+  it("withdraws the inline review when a newer run on the file supersedes it", recorded("supersede-inline", async (page) => {
+    await openFile(page, "util.py");
+    await runCommand(page, "Rune: Fix This");
+    await (await instructionBox(page)).press("Enter");
+    await lens(page, "Accept hunk 1/1").waitFor({ timeout: STEP_TIMEOUT });
+    await page.locator(".monaco-editor .view-line", { hasText: "def double" }).click();
+    await runCommand(page, "Rune: Fix This");
+    await (await instructionBox(page)).fill("try again");
+    await page.keyboard.press("Enter");
+    await page.locator(".notification-toast", { hasText: "replaced by a newer run" }).waitFor({ timeout: STEP_TIMEOUT });
+    await page.locator(".notification-toast", { hasText: "The second run found nothing to change." }).waitFor({ timeout: STEP_TIMEOUT });
+    await lens(page, "Accept hunk 1/1").waitFor({ state: "detached", timeout: 10_000 }); // the dead run's review
+    await runCommand(page, "File: Save All Files");
+    assert.equal(readFileSync(path.join(harness.workspace, "util.py"), "utf8"), UTIL_BEFORE);
+    const superseded = receipts(harness.stateDir).find((r) => r.result.outcome === "superseded");
+    assert.ok(superseded !== undefined, "no superseded receipt");
+    assert.deepEqual(superseded.result.edits.map((e) => e.status), ["pending"]);
+  }));
+
   it("discards the Refactor Preview when the run is cancelled", recorded("cancel-preview", async (page) => {
     const settings = path.join(harness.workspace, ".vscode/settings.json");
     writeFileSync(settings, JSON.stringify({ ...JSON.parse(readFileSync(settings, "utf8")), "rune.review.mode": "preview" }));
@@ -287,6 +309,7 @@ describe("Rune in VS Code", () => {
     await page.waitForTimeout(800);
     await page.screenshot({ path: path.join(ARTIFACTS, "rune-view.png") });
     await runCommand(page, "View: Toggle Maximized Panel");
+    await page.waitForTimeout(800);
 
     // The server's INFO lines show as info in the Rune output channel, not as [error].
     await runCommand(page, "Rune: Show Output");
@@ -301,6 +324,13 @@ describe("Rune in VS Code", () => {
 
 interface StoredReceipt {
   result: { outcome: string; edits: { status: string; detail: string }[] };
+}
+
+function receipts(stateDir: string): StoredReceipt[] {
+  const dir = path.join(stateDir, "receipts");
+  return readdirSync(dir)
+    .filter((name) => name.endsWith(".json"))
+    .map((name) => JSON.parse(readFileSync(path.join(dir, name), "utf8")) as StoredReceipt);
 }
 
 /** The receipt written last. */
