@@ -154,6 +154,7 @@ describe("Rune in VS Code", () => {
     const pick = page.locator(".quick-input-widget");
     const third = pick.locator(".quick-input-list .monaco-list-row", { hasText: "3: step = 2" });
     await third.waitFor({ timeout: STEP_TIMEOUT });
+    await page.waitForTimeout(600); // the quick pick fades in
     await page.screenshot({ path: path.join(ARTIFACTS, "inline-accept-lines.png") });
     await third.click(); // untick the third line
     await pick.locator("input").first().press("Enter");
