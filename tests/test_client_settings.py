@@ -23,11 +23,12 @@ PACKAGE_JSON = ROOT / "client-vscode" / "package.json"
 def _client_settings() -> dict[str, dict[str, Any]]:
     manifest = json.loads(PACKAGE_JSON.read_text(encoding="utf-8"))
     properties: dict[str, dict[str, Any]] = manifest["contributes"]["configuration"]["properties"]
-    # rune.server.* say how the client starts the server; settings.ts never sends them.
+    # rune.server.* say how the client starts the server, rune.review.* how it shows edits;
+    # settings.ts never sends them.
     return {
         name.removeprefix("rune."): spec
         for name, spec in properties.items()
-        if not name.startswith("rune.server.")
+        if not name.startswith(("rune.server.", "rune.review."))
     }
 
 

@@ -2,24 +2,35 @@
 
 import * as vscode from "vscode";
 import { buildFixArgs, effectiveRange } from "./fixArgs";
+import { InlineReviews } from "./inlineReview";
 import { askInstruction } from "./instruction";
-import { CANCEL_RUN_COMMAND, RunTracker, SHOW_OUTPUT_COMMAND } from "./runs";
+import { CANCEL_RUN_COMMAND, openReceipt, RunTracker, SHOW_OUTPUT_COMMAND } from "./runs";
+import { OPEN_RECEIPT_COMMAND, RunView } from "./runView";
 import { ServerController } from "./server";
 import { needsRestart } from "./settings";
 
 export const FIX_THIS_COMMAND = "rune.fixThisInteractive";
 export const RESTART_COMMAND = "rune.restartServer";
+export const SHOW_RUNS_COMMAND = "rune.showRuns";
 
 let controller: ServerController | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel("Rune", { log: true });
-  const tracker = new RunTracker(() => controller?.client, output);
-  const server = new ServerController(output, tracker);
+  const reviews = new InlineReviews(output);
+  const view = new RunView();
+  const tracker = new RunTracker(() => controller?.client, output, reviews, view);
+  const server = new ServerController(output, tracker, reviews);
   controller = server;
   context.subscriptions.push(
     output,
+    reviews,
+    view,
     tracker,
+    vscode.commands.registerCommand(OPEN_RECEIPT_COMMAND, (receipt: unknown) =>
+      typeof receipt === "string" ? openReceipt(receipt) : undefined,
+    ),
+    vscode.commands.registerCommand(SHOW_RUNS_COMMAND, () => view.reveal()),
     server,
     vscode.commands.registerCommand(FIX_THIS_COMMAND, () => fixThis(server, tracker)),
     vscode.commands.registerCommand(CANCEL_RUN_COMMAND, () => cancelRuns(tracker)),

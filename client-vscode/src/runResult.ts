@@ -13,6 +13,13 @@ export interface EditRecord {
   readonly tool: string;
   readonly path: string;
   readonly status: EditStatus;
+  /** What happened to it, as the model was told (e.g. which hunks were kept). */
+  readonly detail: string;
+}
+
+export interface ToolCallRecord {
+  readonly name: string;
+  readonly status: string;
 }
 
 export interface RunResult {
@@ -23,6 +30,7 @@ export interface RunResult {
   readonly iterationsUsed: number;
   readonly iterationBudget: number;
   readonly edits: readonly EditRecord[];
+  readonly toolCalls: readonly ToolCallRecord[];
   readonly verified: boolean | null;
   readonly receipt: string | null;
 }
@@ -53,6 +61,7 @@ export function parseRunResult(value: unknown): RunResult {
     iterationsUsed: count(raw.iterationsUsed, "result.iterationsUsed"),
     iterationBudget: count(raw.iterationBudget, "result.iterationBudget"),
     edits: edits.map((item, index) => parseEdit(item, `result.edits[${index}]`)),
+    toolCalls: parseCalls(raw.toolCalls),
     verified: optionalBoolean(raw.verified, "result.verified"),
     receipt: optionalText(raw.receipt, "result.receipt"),
   };
@@ -69,7 +78,21 @@ function parseEdit(value: unknown, where: string): EditRecord {
     tool: text(raw.tool, `${where}.tool`),
     path: text(raw.path, `${where}.path`),
     status: status as EditStatus,
+    detail: optionalText(raw.detail, `${where}.detail`) ?? "",
   };
+}
+
+function parseCalls(value: unknown): ToolCallRecord[] {
+  if (value === undefined || value === null) {
+    return [];
+  }
+  if (!Array.isArray(value)) {
+    throw new RunResultError(`result.toolCalls: expected a list, got ${show(value)}`);
+  }
+  return value.map((item, index) => {
+    const raw = record(item, `result.toolCalls[${index}]`);
+    return { name: text(raw.name, `result.toolCalls[${index}].name`), status: text(raw.status, `result.toolCalls[${index}].status`) };
+  });
 }
 
 export type Severity = "info" | "warning" | "error";
@@ -81,12 +104,14 @@ export interface ResultNotification {
   readonly hasReceipt: boolean;
 }
 
-export const ANSWER_MAX = 400;
+/** The notification shows the answer's first line at most this long; the Rune view has it all. */
+export const ANSWER_MAX = 120;
 
 export function notificationFor(result: RunResult): ResultNotification {
   const facts = [editSummary(result.edits), checkSummary(result.verified)].filter((s) => s !== "");
   const tail = facts.length > 0 ? ` (${facts.join("; ")})` : "";
-  const answer = truncate(result.answer.replace(/\s+/gu, " ").trim(), ANSWER_MAX);
+  const firstLine = result.answer.trim().split(/\n/u)[0] ?? "";
+  const answer = truncate(firstLine.replace(/\s+/gu, " ").trim(), ANSWER_MAX);
   const steps = `${result.iterationsUsed}/${result.iterationBudget} steps`;
   const hasReceipt = result.receipt !== null && result.receipt !== "";
   switch (result.outcome) {
@@ -115,17 +140,28 @@ export function notificationFor(result: RunResult): ResultNotification {
   }
 }
 
-/** `1 edit applied, 1 rejected`; empty when the run proposed none. */
-export function editSummary(edits: readonly EditRecord[]): string {
+/**
+ * `1 edit: 1 applied`, `2 edits: …; 1 command run`; empty when the run proposed none.
+ * A `run_command` is reported as a command (run or not), never as an edit.
+ */
+export function editSummary(all: readonly EditRecord[]): string {
+  const commands = all.filter((edit) => edit.tool === "run_command");
+  const edits = all.filter((edit) => edit.tool !== "run_command");
+  const ran = commands.filter((command) => command.status === "applied").length;
+  const commandText =
+    commands.length === 0
+      ? ""
+      : `${commands.length === 1 ? "1 command" : `${commands.length} commands`}: ${ran} run${commands.length > ran ? `, ${commands.length - ran} not run` : ""}`;
   if (edits.length === 0) {
-    return "";
+    return commandText;
   }
   const counts = new Map<EditStatus, number>();
   for (const edit of edits) {
     counts.set(edit.status, (counts.get(edit.status) ?? 0) + 1);
   }
   const parts = EDIT_STATUSES.filter((s) => counts.has(s)).map((s) => `${counts.get(s)} ${s}`);
-  return `${edits.length === 1 ? "1 edit" : `${edits.length} edits`}: ${parts.join(", ")}`;
+  const editText = `${edits.length === 1 ? "1 edit" : `${edits.length} edits`}: ${parts.join(", ")}`;
+  return commandText === "" ? editText : `${editText}; ${commandText}`;
 }
 
 export function checkSummary(verified: boolean | null): string {

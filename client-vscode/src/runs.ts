@@ -19,6 +19,9 @@ import {
   type WorkDoneProgressReport,
 } from "vscode-languageclient/node";
 import type { FixThisArgs } from "./fixArgs";
+import { type InlineReviews, REVIEW_COMMANDS } from "./inlineReview";
+import type { RunView } from "./runView";
+import type { RunStory } from "./story";
 import { runIdFromToken, statusText, statusTooltip } from "./progressText";
 import { notificationFor, parseRunResult, receiptCandidates, type RunResult, type Severity } from "./runResult";
 
@@ -28,6 +31,7 @@ export const RESUME = "rune.resume";
 export const CANCEL_RUN_COMMAND = "rune.cancelRun";
 export const SHOW_OUTPUT_COMMAND = "rune.showOutput";
 const SHOW_RECEIPT = "Show receipt";
+const OPEN_VIEW = "Open Rune View";
 const SHOW_OUTPUT = "Show Output";
 
 export interface ServerState {
@@ -45,6 +49,8 @@ type WorkDone = WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgres
 
 interface InFlight {
   readonly cancel: CancellationTokenSource;
+  readonly story: RunStory;
+  token?: ProgressToken;
 }
 
 export class RunTracker implements vscode.Disposable {
@@ -53,13 +59,27 @@ export class RunTracker implements vscode.Disposable {
   private readonly progress = new Map<ProgressToken, string | undefined>();
   private readonly status: vscode.StatusBarItem;
   private server: ServerState = { state: "starting", detail: "starting the language server" };
+  private readonly reviewWatch: vscode.Disposable;
 
   constructor(
     private readonly client: () => LanguageClient | undefined,
     private readonly output: vscode.LogOutputChannel,
+    private readonly reviews: InlineReviews,
+    private readonly view: RunView,
   ) {
     this.status = vscode.window.createStatusBarItem("rune.run", vscode.StatusBarAlignment.Left, 100);
     this.status.name = "Rune";
+    this.reviewWatch = vscode.Disposable.from(
+      reviews.onDidChangeActive(() => {
+        this.refresh();
+      }),
+      reviews.onDidUndo((label) => {
+        this.view.undone(label);
+        void vscode.window.showWarningMessage(
+          `Rune: you undid the accepted edit (${label}). The run's result and receipt still record it as applied; the Rune view notes the undo.`,
+        );
+      }),
+    );
     this.refresh();
   }
 
@@ -71,20 +91,21 @@ export class RunTracker implements vscode.Disposable {
 
   /** Sends `rune.fixThis` and reports its result; resolves when the run has ended. */
   fixThis(args: FixThisArgs): Promise<void> {
-    return this.execute(FIX_THIS, args);
+    const file = vscode.Uri.parse(args.uri).path.split("/").at(-1) ?? args.uri;
+    return this.execute(FIX_THIS, args, file, args.instruction ?? "");
   }
 
   resume(args: unknown): Promise<void> {
-    return this.execute(RESUME, args);
+    return this.execute(RESUME, args, "resumed run", "continue an interrupted run");
   }
 
-  private async execute(command: string, argument: unknown): Promise<void> {
+  private async execute(command: string, argument: unknown, file: string, task: string): Promise<void> {
     const client = this.client();
     if (client === undefined || !client.isRunning()) {
       await this.showError("Rune: the language server is not running. Check the output, or run Rune: Restart Server.");
       return;
     }
-    const run: InFlight = { cancel: new CancellationTokenSource() };
+    const run: InFlight = { cancel: new CancellationTokenSource(), story: this.view.start(file, task) };
     this.inFlight.add(run);
     this.refresh();
     let result: RunResult;
@@ -97,8 +118,10 @@ export class RunTracker implements vscode.Disposable {
       result = parseRunResult(raw);
     } catch (error) {
       if (run.cancel.token.isCancellationRequested) {
+        this.view.end(run.story, "cancelled");
         void vscode.window.showInformationMessage("Rune run cancelled.");
       } else {
+        this.view.end(run.story, `failed: ${describe(error)}`);
         this.output.appendLine(`${command} failed: ${describe(error)}`);
         void this.showError(`Rune: ${describe(error)}`);
       }
@@ -109,6 +132,7 @@ export class RunTracker implements vscode.Disposable {
       run.cancel.dispose();
       this.refresh();
     }
+    await this.view.finish(run.story, result);
     await this.report(result);
   }
 
@@ -139,14 +163,32 @@ export class RunTracker implements vscode.Disposable {
 
   /** Mirrors a work-done progress notification into the status bar (client.ts middleware). */
   onProgress(token: ProgressToken, value: WorkDone): void {
+    const run = this.runOf(token);
     if (value.kind === "end") {
       this.progress.delete(token);
     } else {
+      if (run !== undefined && value.message !== undefined) {
+        this.view.step(run.story, value.message);
+      }
       // Re-insert so the most recently updated run is the one the status bar shows.
       this.progress.delete(token);
       this.progress.set(token, value.message ?? this.progress.get(token));
     }
     this.refresh();
+  }
+
+  /** The run a progress token reports on: a new token belongs to the newest run without one. */
+  private runOf(token: ProgressToken): InFlight | undefined {
+    const runs = [...this.inFlight];
+    const known = runs.find((run) => run.token === token);
+    if (known !== undefined) {
+      return known;
+    }
+    const fresh = runs.reverse().find((run) => run.token === undefined);
+    if (fresh !== undefined) {
+      fresh.token = token;
+    }
+    return fresh;
   }
 
   /** The server went away: its progress tokens will never end. */
@@ -166,8 +208,14 @@ export class RunTracker implements vscode.Disposable {
     } else {
       const latest = [...this.progress.values()].at(-1);
       this.status.text = `$(sync~spin) ${statusText(latest)}`;
-      this.status.tooltip = statusTooltip(latest, Math.max(this.inFlight.size, this.progress.size));
-      this.status.command = CANCEL_RUN_COMMAND;
+      // While an edit waits for review a click takes the user there; Rune: Cancel Run cancels.
+      if (this.reviews.active) {
+        this.status.tooltip = "Rune: an edit waits for your review. Click to show it.";
+        this.status.command = REVIEW_COMMANDS.reveal;
+      } else {
+        this.status.tooltip = statusTooltip(latest, Math.max(this.inFlight.size, this.progress.size));
+        this.status.command = CANCEL_RUN_COMMAND;
+      }
       this.status.backgroundColor = undefined;
     }
     this.status.show();
@@ -176,10 +224,12 @@ export class RunTracker implements vscode.Disposable {
   private async report(result: RunResult): Promise<void> {
     const note = notificationFor(result);
     this.output.appendLine(`run ${result.runId}: ${result.outcome}; receipt ${result.receipt ?? "none"}`);
-    const actions = note.hasReceipt ? [SHOW_RECEIPT] : [];
+    const actions = note.hasReceipt ? [OPEN_VIEW, SHOW_RECEIPT] : [OPEN_VIEW];
     const choice = await notify(note.severity, note.text, actions);
     if (choice === SHOW_RECEIPT && result.receipt !== null) {
       await openReceipt(result.receipt);
+    } else if (choice === OPEN_VIEW) {
+      await this.view.reveal();
     }
   }
 
@@ -195,6 +245,7 @@ export class RunTracker implements vscode.Disposable {
       run.cancel.cancel();
     }
     this.status.dispose();
+    this.reviewWatch.dispose();
   }
 }
 

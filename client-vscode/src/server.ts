@@ -4,8 +4,17 @@
  * selected interpreter takes effect on `Rune: Restart Server`.
  */
 
+import { createInterface } from "node:readline";
 import * as vscode from "vscode";
 import {
+  ApplyWorkspaceEditRequest,
+  type MessageActionItem,
+  MessageType,
+  ShowMessageRequest,
+  type ShowMessageRequestParams,
+  type ApplyWorkspaceEditParams,
+  type ApplyWorkspaceEditResult,
+  type CancellationToken,
   type ClientCapabilities,
   type FeatureState,
   LanguageClient,
@@ -17,11 +26,14 @@ import {
   type StaticFeature,
   TransportKind,
 } from "vscode-languageclient/node";
+import { offersFixThis } from "./codeActions";
 import { decideServer, describeLaunch, type ServerLaunch } from "./discovery";
 import { asFixThisArgs } from "./fixArgs";
+import { type InlineReviews, inlineTarget } from "./inlineReview";
 import { askInstruction } from "./instruction";
 import { FIX_THIS, RESUME, type RunTracker } from "./runs";
 import { gatherFacts } from "./serverFacts";
+import { levelReader } from "./serverLog";
 import { serverSettings } from "./settings";
 
 const OPEN_SETTINGS = "Open Settings";
@@ -63,6 +75,7 @@ export class ServerController implements vscode.Disposable {
   constructor(
     private readonly output: vscode.LogOutputChannel,
     private readonly tracker: RunTracker,
+    private readonly reviews: InlineReviews,
   ) {}
 
   get client(): LanguageClient | undefined {
@@ -115,6 +128,10 @@ export class ServerController implements vscode.Disposable {
     const client = new LanguageClient("rune", "Rune", serverOptions(decision), this.clientOptions());
     client.registerFeature(new SaveDocumentsFeature());
     client.onRequest(SAVE_DOCUMENTS, saveDocuments);
+    // Replaces the language client's own applyEdit handler (registered before this one), for
+    // the cancellation token: the server withdraws a dead run's proposal with $/cancelRequest.
+    client.onRequest(ApplyWorkspaceEditRequest.type, (params, token) => this.applyEdit(client, params, token));
+    client.onRequest(ShowMessageRequest.type, (params, token) => askUser(params, token, this.output));
     this.current = client;
     client.onDidChangeState(({ newState }) => {
       if (this.current === client) {
@@ -145,6 +162,20 @@ export class ServerController implements vscode.Disposable {
     return {
       documentSelector: [{ scheme: "file" }],
       outputChannel: this.output,
+      // The language client logs every stderr line as an error; the server labels its levels.
+      stdioOptions: {
+        stdout: (input, channel) => {
+          createInterface({ input, crlfDelay: Infinity }).on("line", (line) => {
+            channel.info(line);
+          });
+        },
+        stderr: (input, channel) => {
+          const level = levelReader();
+          createInterface({ input, crlfDelay: Infinity }).on("line", (line) => {
+            channel[level(line)](line);
+          });
+        },
+      },
       synchronize: { configurationSection: "rune" },
       middleware: this.middleware(),
     };
@@ -176,6 +207,23 @@ export class ServerController implements vscode.Disposable {
         const answer: unknown = await next(command, args);
         return answer;
       },
+      // The server offers Rune: Fix this on any range; keep it where it is useful.
+      provideCodeActions: async (document, range, context, token, next) => {
+        const actions = await next(document, range, context, token);
+        const place = {
+          scheme: document.uri.scheme,
+          path: document.uri.path,
+          emptyRange: range.isEmpty,
+          diagnostics: context.diagnostics.filter((d) => d.source !== "rune").length,
+        };
+        if (actions === null || actions === undefined || offersFixThis(place)) {
+          return actions;
+        }
+        return actions.filter((action) => {
+          const command = action instanceof vscode.CodeAction ? action.command?.command : action.command;
+          return command !== FIX_THIS;
+        });
+      },
       // The status bar item replaces the language client's own window progress, which would
       // show the same text a second time and, in the status bar, cannot cancel. `end` still goes
       // through so the client releases the token.
@@ -202,6 +250,42 @@ export class ServerController implements vscode.Disposable {
     };
   }
 
+  /**
+   * A pending edit: inline in the document (`rune.review.mode` inline, the default) when it is
+   * one existing file's hunks, else VS Code's Refactor Preview. Either way a withdrawn request
+   * (its run ended) takes the proposal away: the inline review ends, the preview is discarded.
+   */
+  private async applyEdit(
+    client: LanguageClient,
+    params: ApplyWorkspaceEditParams,
+    token: CancellationToken,
+  ): Promise<ApplyWorkspaceEditResult> {
+    const mode = vscode.workspace.getConfiguration("rune").get<string>("review.mode", "inline");
+    const target = mode === "preview" ? undefined : inlineTarget(params);
+    if (target !== undefined) {
+      return this.reviews.review(target, token);
+    }
+    const converted = await client.protocol2CodeConverter.asWorkspaceEdit(params.edit);
+    if (!versionsMatch(client, params)) {
+      return { applied: false };
+    }
+    const discard = token.onCancellationRequested(() => {
+      this.output.info(`withdrawing the Refactor Preview of ${params.label ?? "an edit"}: its run ended`);
+      void vscode.commands.executeCommand("refactorPreview.discard").then(undefined, (error: unknown) => {
+        this.output.warn(`could not discard the Refactor Preview: ${String(error)}`);
+      });
+    });
+    try {
+      const applied = await vscode.workspace.applyEdit(converted, { isRefactoring: params.metadata?.isRefactoring });
+      if (applied && token.isCancellationRequested) {
+        this.output.warn(`${params.label ?? "an edit"} was applied after its run ended; the server records it`);
+      }
+      return { applied };
+    } finally {
+      discard.dispose();
+    }
+  }
+
   private async complain(message: string): Promise<void> {
     const choice = await vscode.window.showErrorMessage(message, OPEN_SETTINGS, SHOW_OUTPUT);
     if (choice === OPEN_SETTINGS) {
@@ -223,6 +307,61 @@ function userSet(key: string): boolean {
     seen !== undefined &&
     [seen.globalValue, seen.workspaceValue, seen.workspaceFolderValue].some((v) => v !== undefined)
   );
+}
+
+/** The server asks this before running a command the model wants (docs/interface.md). */
+const RUN_PROMPT = "rune wants to run: ";
+
+/**
+ * `window/showMessageRequest`. The server's Run / Deny for a command is a modal dialog, which
+ * waits for the user (a notification toast hides after seconds and its buttons then do nothing);
+ * if the server stopped waiting meanwhile (its request timeout), the user is told the command
+ * was not run. Any other request is a notification with its buttons, as the language client does.
+ */
+async function askUser(
+  params: ShowMessageRequestParams,
+  token: CancellationToken,
+  output: vscode.LogOutputChannel,
+): Promise<MessageActionItem | null> {
+  const actions = params.actions ?? [];
+  const titles = actions.map((action) => action.title);
+  let chosen: string | undefined;
+  if (params.message.startsWith(RUN_PROMPT)) {
+    const [command = "", where = ""] = params.message.slice(RUN_PROMPT.length).split("\n");
+    chosen = await vscode.window.showWarningMessage(
+      "Rune wants to run a command",
+      { modal: true, detail: `${command}\n${where}\n\nIts output shows in the Rune view (Rune: Show Runs).` },
+      ...titles,
+    );
+    if (token.isCancellationRequested) {
+      output.warn(`the answer to "${command}" came after the server stopped waiting; it was not run`);
+      void vscode.window.showWarningMessage(`Rune: the request to run ${command} had timed out; it was not run.`);
+      return null;
+    }
+  } else {
+    const show =
+      params.type === MessageType.Error
+        ? vscode.window.showErrorMessage
+        : params.type === MessageType.Warning
+          ? vscode.window.showWarningMessage
+          : vscode.window.showInformationMessage;
+    chosen = await show(params.message, ...titles);
+  }
+  return actions.find((action) => action.title === chosen) ?? null;
+}
+
+/** The language client's own check: an edit for an older version of an open document fails. */
+function versionsMatch(client: LanguageClient, params: ApplyWorkspaceEditParams): boolean {
+  const open = new Map(vscode.workspace.textDocuments.map((document) => [document.uri.toString(), document]));
+  for (const change of params.edit.documentChanges ?? []) {
+    if ("textDocument" in change && change.textDocument.version !== null && change.textDocument.version >= 0) {
+      const document = open.get(client.protocol2CodeConverter.asUri(change.textDocument.uri).toString());
+      if (document !== undefined && document.version !== change.textDocument.version) {
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
 function serverOptions(launch: ServerLaunch): ServerOptions {

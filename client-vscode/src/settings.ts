@@ -1,12 +1,12 @@
 /**
  * The `rune` settings section as the server should see it. VS Code hands over every key of the
- * section, including the client-only `server.*` keys and empty strings that mean "not set"
+ * section, including the client-only `server.*` and `review.*` keys and empty strings that mean "not set"
  * (e.g. `baseUrl` = provider default); the server validates each key and would warn about an
  * empty URL, so those become `null`, which the server reads as "keep the default".
  */
 
-/** Keys only this extension reads: how to start the server, not how it behaves. */
-const CLIENT_ONLY = new Set(["server"]);
+/** Keys only this extension reads: how to start the server and how edits are reviewed. */
+const CLIENT_ONLY = new Set(["server", "review"]);
 
 /**
  * `isSet(key)` says whether the user set a key (any scope): a `provider` left at its default is

@@ -166,15 +166,35 @@ class RuneServer(LanguageServer):
         experimental = self.client_capabilities.experimental
         return isinstance(experimental, dict) and experimental.get("runeSaveDocuments") is True
 
-    async def ask(self, method: str, params: object, wait: float | None = None) -> Any:
+    async def ask(
+        self,
+        method: str,
+        params: object,
+        wait: float | None = None,
+        *,
+        after_cancel: Callable[[asyncio.Future[Any]], None] | None = None,
+    ) -> Any:
         """A request to the client that is withdrawn (`$/cancelRequest`) when the server stops
-        waiting for it: after `wait` seconds (TimeoutError) or when the caller is cancelled."""
+        waiting for it: after `wait` seconds (TimeoutError) or when the caller is cancelled.
+
+        `after_cancel` gets the answer still to come when the caller is cancelled: an editor
+        may act on a request it cannot withdraw (VS Code's open Refactor Preview), and what
+        it then did must still be found out.
+        """
         msg_id = f"rune-{uuid.uuid4().hex}"
         pending = self.protocol.send_request_async(method, params, msg_id=msg_id)
         try:
-            return await asyncio.wait_for(pending, wait)
-        except (TimeoutError, asyncio.CancelledError):
+            if after_cancel is None:
+                return await asyncio.wait_for(pending, wait)
+            return await asyncio.wait_for(asyncio.shield(pending), wait)
+        except TimeoutError:
             self.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+            pending.cancel()
+            raise
+        except asyncio.CancelledError:
+            self.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+            if after_cancel is not None:
+                after_cancel(pending)
             raise
 
 

@@ -16,6 +16,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -44,6 +45,7 @@ from rune_lsp.review.hunk_review import HunkReview
 from rune_lsp.server.app import RuneServer
 from rune_lsp.server.desk import OpenReview, ReviewDesk
 from rune_lsp.server.documents import LspDocuments
+from rune_lsp.server.late import DeadProposal
 from rune_lsp.server.protocol import UnusableAnswerError
 from rune_lsp.tools.errors import DocumentError
 
@@ -73,6 +75,9 @@ class LspReviewer:
     dispatch: Dispatch
     request_timeout: float
     display_path: Callable[[str], str]
+    #: Gets a mode-A proposal whose applyEdit was still open when the run died, with the
+    #: answer still to come (server/late.py records what lands).
+    on_dead: Callable[[DeadProposal, asyncio.Future[Any]], None] | None = None
 
     @property
     def server(self) -> RuneServer:
@@ -137,11 +142,20 @@ class LspReviewer:
         path = Path(change.path)
         changed = self.documents.expect_change(path)
         wait = self.desk.answer_wait
+        after_cancel = None
+        if confirmable and self.on_dead is not None:
+            on_dead = self.on_dead
+            dead = DeadProposal(self.run_id, change, hunks, self.display_path(change.path))
+
+            def after_cancel(answer: asyncio.Future[Any]) -> None:
+                on_dead(dead, answer)
+
         try:
             response = await self.server.ask(
                 types.WORKSPACE_APPLY_EDIT,
                 types.ApplyWorkspaceEditParams(edit=edit, label=label),
                 wait=wait,
+                after_cancel=after_cancel,
             )
         except TimeoutError:
             reason = f"the editor did not answer within {wait:g} s; the request was withdrawn"
@@ -159,7 +173,13 @@ class LspReviewer:
             everything = tuple(hunk.index for hunk in hunks)
             detail = "the user accepted the edit; it was applied"
             return judge(Reconciliation("applied", kept=everything, dropped=(), detail=detail))
-        return judge(reconcile(change.old_text, hunks, landed))
+        verdict = judge(reconcile(change.old_text, hunks, landed))
+        if not response.failure_reason:
+            return verdict
+        # A reviewing client (the VS Code extension's inline review) passes the user's reason
+        # for the hunks it dropped, though the edit landed in part.
+        said = f" The user said: {response.failure_reason}"
+        return verdict.model_copy(update={"detail": verdict.detail + said})
 
     async def _unclear(
         self,

@@ -27,6 +27,7 @@ from rune_lsp.runner.verify import ShellVerifier
 from rune_lsp.server.app import RuneServer
 from rune_lsp.server.desk import ReviewDesk
 from rune_lsp.server.documents import LspDocuments, path_of
+from rune_lsp.server.late import LateLandings
 from rune_lsp.server.local_setup import LocalSetup
 from rune_lsp.server.notices import RefusalNotice
 from rune_lsp.server.progress import RunProgress
@@ -78,6 +79,13 @@ class RunManager:
         self._model: tuple[tuple[object, ...], HttpProvider] | None = None
         self._receipts: ReceiptStore | None = None
         self._closing: set[asyncio.Future[None]] = set()
+        self.late = LateLandings(
+            server,
+            documents,
+            lambda: self.receipt_store,
+            answer_wait=desk.answer_wait,
+            change_grace=desk.change_grace,
+        )
 
     # --- starting --------------------------------------------------------------------------------
 
@@ -200,6 +208,7 @@ class RunManager:
             dispatch=loop.prepare_dispatch,
             request_timeout=settings.request_timeout,
             display_path=lambda p: display_path(Path(p), root),
+            on_dead=self.late.watch,
         )
         verifier = None
         if settings.check_command:

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from rune_lsp.loop.state import EditStatus
 from rune_lsp.store.atomic import (
     atomic_write_text,
     read_json_model,
@@ -91,6 +92,32 @@ class ReceiptStore:
         self._known += 1  # a rewrite counts again: at worst an early prune
         overdue = time.monotonic() - self._pruned_at > PRUNE_INTERVAL_SECONDS
         return self._known > self.max_count or overdue
+
+    def amend_edit(self, run_id: str, edit_id: str, status: EditStatus, detail: str) -> bool:
+        """Record what became of one edit after its run's receipt was written (an editor that
+        applied a dead run's proposal anyway): the edit's status and detail in the result and
+        in the receipt's edit list, and a note saying so. False when there is no such receipt
+        or edit (yet)."""
+        receipt = self.load(run_id)
+        if receipt is None or all(e.edit_id != edit_id for e in receipt.result.edits):
+            return False
+        update = {"status": status, "detail": detail}
+        result_edits = tuple(
+            e.model_copy(update=update) if e.edit_id == edit_id else e for e in receipt.result.edits
+        )
+        edits = tuple(
+            e.model_copy(update=update) if e.edit_id == edit_id else e for e in receipt.edits
+        )
+        note = f"edit {edit_id} {status} after the run ended: {detail}"
+        amended = receipt.model_copy(
+            update={
+                "result": receipt.result.model_copy(update={"edits": result_edits}),
+                "edits": edits,
+                "notes": (*receipt.notes, note),
+            }
+        )
+        self.write(amended)
+        return True
 
     def load(self, run_id: str) -> Receipt | None:
         """The stored receipt, or None when there is none or it is unreadable (logged)."""

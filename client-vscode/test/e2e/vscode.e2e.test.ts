@@ -1,24 +1,33 @@
 /**
  * End to end in a real VS Code (code-server) with the packaged extension and the real server:
- * Rune: Fix This from the command palette, one proposed edit accepted in the Refactor Preview
- * and one discarded, then the files on disk and the result notification.
+ * Rune: Fix This from the command palette, the proposed edit reviewed inline (a shortcut, a
+ * reason, a per-line accept, typing above a pending hunk), a run cancelled with its inline review
+ * or its Refactor Preview open, the server's code action, and an edit to a closed file.
  */
 
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Locator, Page } from "playwright-core";
 import { ARTIFACTS, Harness, LOCATIONS, waitFor } from "./harness";
 
-const APP_BEFORE = `def greet(name):\n    return "Helo, " + name\n\n\ndef main():\n    print(greet("world"))\n`;
-/** The model proposes two hunks here; the test keeps only the first. */
-const APP_PROPOSED = `def greet(name):\n    return "Hello, " + name\n\n\ndef main():\n    print(greet("World"))\n`;
-const APP_AFTER = `def greet(name):\n    return "Hello, " + name\n\n\ndef main():\n    print(greet("world"))\n`;
+const APP_BEFORE =
+  `def greet(name):\n    return "Helo, " + name\n\n\ndef main():\n    print(greet("world"))\n\n\n` +
+  `def limits():\n    low = 1\n    high = 10\n    step = 1\n    return low, high, step\n`;
+/** Three hunks: the greeting (accepted by shortcut), World (rejected with a reason), limits (2 of 3 lines). */
+const APP_PROPOSED = APP_BEFORE.replace("Helo", "Hello")
+  .replace('"world"', '"World"')
+  .replace("low = 1", "low = 0")
+  .replace("high = 10", "high = 100")
+  .replace("step = 1", "step = 2");
+/** What lands: the line the user typed above the pending hunks, hunk 1, two lines of hunk 3. */
+const APP_AFTER = `# greetings\n${APP_BEFORE.replace("Helo", "Hello").replace("low = 1", "low = 0").replace("high = 10", "high = 100")}`;
 const UTIL_BEFORE = `def double(x):\n    return x * 2\n`;
 const CONFIG_BEFORE = `DEBUG = True\n`;
-const CONFIG_AFTER = `DEBUG = False\n`;
-const ANSWER = "Fixed the typo in greet() and turned DEBUG off.";
+const ANSWER = "Fixed the typo in greet() and\n\n- widened the **limits**.";
+const REASON = "keep the lowercase world";
+const RUN_ANSWER = "The check prints its greeting.\n\n- ran `echo`\n- **nothing to fix**";
 
 const CODE_ACTION_ANSWER = "double() is fine as it is.";
 
@@ -27,25 +36,29 @@ const STEP_TIMEOUT = 60_000;
 describe("Rune in VS Code", () => {
   const harness = new Harness();
   let page: Page | undefined;
+  let inlineReceipt: StoredReceipt | undefined;
 
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     const port = await harness.startModelDouble([
-      {
-        toolCalls: [
-          { name: "edit_file", arguments: { path: "app.py", old_text: APP_BEFORE, new_text: APP_PROPOSED } },
-          { name: "edit_file", arguments: { path: "util.py", old_text: "x * 2", new_text: "x + x" } },
-          { name: "edit_file", arguments: { path: "config.py", old_text: "True", new_text: "False" } },
-        ],
-      },
+      // 1. the inline review of three hunks
+      { toolCalls: [{ name: "edit_file", arguments: { path: "app.py", old_text: APP_BEFORE, new_text: APP_PROPOSED } }] },
       { text: ANSWER },
-      // The second test cancels this one: a minute of slowly streamed words.
-      { text: "thinking about it ".repeat(20), chunkDelay: 1 },
-      // The third test comes through the server's code action.
+      // 2. cancelled while its inline review is open
+      { toolCalls: [{ name: "edit_file", arguments: { path: "util.py", old_text: "x * 2", new_text: "x + x" } }] },
+      // 2b. superseded while its inline review is open, by a second run on the same file
+      { toolCalls: [{ name: "edit_file", arguments: { path: "util.py", old_text: "x * 2", new_text: "x + x" } }] },
+      { text: "The second run found nothing to change." },
+      // 3. cancelled while its Refactor Preview is open (rune.review.mode: preview)
+      { toolCalls: [{ name: "edit_file", arguments: { path: "config.py", old_text: "True", new_text: "False" } }] },
+      // 4. the server's code action
       { text: CODE_ACTION_ANSWER },
-      // The fourth edits a file that is not open in the editor.
+      // 5. an edit to a file that is not open in the editor
       { toolCalls: [{ name: "edit_file", arguments: { path: "notes.py", old_text: "TODO", new_text: "DONE" } }] },
       { text: "Marked it done." },
+      // 6. a command the user approves, its output in the Rune view
+      { toolCalls: [{ name: "run_command", arguments: { command: "echo hello-from-rune" } }] },
+      { text: RUN_ANSWER },
     ]);
     harness.writeFiles({
       "workspace/app.py": APP_BEFORE,
@@ -103,77 +116,143 @@ describe("Rune in VS Code", () => {
     await harness.close();
   });
 
-  it("reviews each edit in the Refactor Preview: one hunk of one, all of another, none of a third", recorded("review", async (page) => {
-    // config.py is open too: see the last test for an edit to a file that is not.
-    await openFile(page, "config.py");
+  it("reviews inline: a shortcut, a reason, two of three lines, typing above a pending hunk", recorded("inline", async (page) => {
     await openFile(page, "app.py");
     await runCommand(page, "Rune: Fix This");
     const input = await instructionBox(page);
     await input.fill("fix the typo in the greeting");
     await input.press("Enter");
 
-    const panel = page.locator(".bulk-edit-panel[data-state=data]");
-    await waitForPreviewOf(page, panel, "app.py");
-    await page.screenshot({ path: path.join(ARTIFACTS, "preview-app-unticked.png") });
-    const appHunks = await hunkCheckboxes(panel);
-    assert.equal(appHunks.length, 2, "app.py: two hunks proposed");
-    await tick(appHunks[0]);
-    await page.screenshot({ path: path.join(ARTIFACTS, "preview-app-one-hunk.png") });
-    await apply(panel);
+    await lens(page, "Accept hunk 1/3").waitFor({ timeout: STEP_TIMEOUT });
+    await page.waitForTimeout(500); // decorations and lenses settle
+    await page.screenshot({ path: path.join(ARTIFACTS, "inline-review.png") });
+    // The status bar takes the user to the review instead of cancelling the run.
+    await statusItem(page).filter({ hasText: "Rune: step" }).click();
+    await lens(page, "Accept hunk 1/3").waitFor({ timeout: STEP_TIMEOUT });
 
-    await waitForPreviewOf(page, panel, "util.py");
-    await page.screenshot({ path: path.join(ARTIFACTS, "preview-util.png") });
-    await panel.locator(".buttons .monaco-button", { hasText: "Discard" }).click();
+    // The user types a line above the pending hunks: they move with it and stay pending.
+    await page.locator(".monaco-editor .view-line", { hasText: "def greet" }).click();
+    await page.keyboard.press("Control+Home");
+    await page.keyboard.press("Enter");
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.type("# greetings");
+    await page.keyboard.press("Escape");
+    await lens(page, "Accept hunk 1/3").waitFor({ timeout: STEP_TIMEOUT });
+    await page.locator(".monaco-editor .view-line", { hasText: "# greetings" }).waitFor({ timeout: STEP_TIMEOUT });
+    await page.keyboard.press("Control+Home");
+    await page.keyboard.press("Control+Alt+y"); // accept hunk 1 (the first pending one below)
+    await lens(page, "hunk 1/3 accepted").waitFor({ timeout: STEP_TIMEOUT });
 
-    await waitForPreviewOf(page, panel, "config.py");
-    for (const box of await hunkCheckboxes(panel)) {
-      await tick(box);
-    }
-    await page.screenshot({ path: path.join(ARTIFACTS, "preview-config.png") });
-    await apply(panel);
+    await lens(page, "Reject with reason…").first().click();
+    const why = page.locator('.quick-input-widget input[placeholder="e.g. keep the old name"]');
+    await why.waitFor({ timeout: STEP_TIMEOUT });
+    await why.fill(REASON);
+    await why.press("Enter");
+    await lens(page, `hunk 2/3 rejected: ${REASON}`).waitFor({ timeout: STEP_TIMEOUT });
+
+    await lens(page, "Accept lines…").click();
+    const pick = page.locator(".quick-input-widget");
+    const third = pick.locator(".quick-input-list .monaco-list-row", { hasText: "3: step = 2" });
+    await third.waitFor({ timeout: STEP_TIMEOUT });
+    await page.waitForTimeout(600); // the quick pick fades in
+    await page.screenshot({ path: path.join(ARTIFACTS, "inline-accept-lines.png") });
+    await third.click(); // untick the third line
+    await pick.locator("input").first().press("Enter");
 
     const toast = page.locator(".notification-toast", { hasText: "Rune completed" });
     await toast.waitFor({ timeout: STEP_TIMEOUT });
-    await page.waitForTimeout(500); // the toast slides in
-    await page.screenshot({ path: path.join(ARTIFACTS, "notification.png") });
-    const text = (await toast.locator(".notification-list-item-message").innerText()).trim();
-    assert.equal(text, `Rune completed (3 edits: 1 applied, 1 partial, 1 rejected): ${ANSWER}`);
-
     await runCommand(page, "File: Save All Files");
     await waitForDisk(harness.workspace, "app.py", APP_AFTER);
-    await waitForDisk(harness.workspace, "config.py", CONFIG_AFTER);
-    assert.equal(readFileSync(path.join(harness.workspace, "util.py"), "utf8"), UTIL_BEFORE);
 
-    const receipts = readdirSync(path.join(harness.stateDir, "receipts"));
-    assert.ok(receipts.some((name) => name.endsWith(".json")), `receipts: ${receipts.join(", ")}`);
-    await toast.locator(".monaco-button", { hasText: "Show receipt" }).click();
-    // The Markdown rendering when the server wrote one, else the JSON receipt itself.
-    const runId = receipts[0]?.replace(/\.(json|md)$/u, "") ?? "";
-    await page.locator(".tab", { hasText: runId }).waitFor({ timeout: STEP_TIMEOUT });
-    await page.screenshot({ path: path.join(ARTIFACTS, "receipt.png") });
-    copyFileSync(path.join(ARTIFACTS, "preview-app-one-hunk.png"), path.join(ARTIFACTS, "preview.png"));
+    // The reason for hunk 2 went with the answer's failureReason into what the model was told.
+    const receipt = latestReceipt(harness.stateDir);
+    inlineReceipt = receipt;
+    const [edit] = receipt.result.edits;
+    assert.ok(edit !== undefined && edit.status !== "pending", `app.py recorded as ${edit?.status}`);
+    assert.ok(
+      edit.detail.includes(`The user said: hunk 3: only lines 1, 2 of its 3 changed lines accepted; hunk 2: ${REASON}`),
+      `what the model was told: ${edit.detail}`,
+    );
   }));
 
-  it("shows the run's progress in the status bar and cancels the run on click", recorded("cancel", async (page) => {
+  it(
+    "reports the inline review above as partial though the user typed above its hunks",
+    // The server's mode-A reconciliation (main) requires the text between hunks unchanged and
+    // each hunk whole (old or new), so typing above and a per-line accept make it say stale; the
+    // model still hears which lines and why (the answer's failureReason).
+    { todo: "server-side: mode A reconciliation follows neither typing nor per-line accepts yet" },
+    () => {
+      assert.equal(inlineReceipt?.result.edits[0]?.status, "partial");
+    },
+  );
+
+  it("withdraws the inline review when the run is cancelled: nothing lands", recorded("cancel-inline", async (page) => {
     await openFile(page, "util.py");
     await runCommand(page, "Rune: Fix This");
-    const input = await instructionBox(page);
-    await input.press("Enter"); // no instruction: just fix what is there
-
-    const running = statusItem(page).filter({ hasText: "Rune: step 1/8 · asking the model" });
-    await running.waitFor({ timeout: STEP_TIMEOUT });
-    await page.screenshot({ path: path.join(ARTIFACTS, "status-running.png") });
-    await running.click();
-
-    await page.locator(".notification-toast", { hasText: "Rune run cancelled." }).waitFor({ timeout: STEP_TIMEOUT });
-    await statusItem(page).filter({ has: page.locator(".codicon-hubot") }).waitFor({ timeout: STEP_TIMEOUT });
+    await (await instructionBox(page)).press("Enter");
+    await lens(page, "Accept hunk 1/1").waitFor({ timeout: STEP_TIMEOUT });
+    await runCommand(page, "Rune: Cancel Run");
+    await page.locator(".notification-toast", { hasText: "was withdrawn" }).waitFor({ timeout: STEP_TIMEOUT });
+    await lens(page, "Accept hunk 1/1").waitFor({ state: "detached", timeout: STEP_TIMEOUT });
+    await page.keyboard.press("Control+Alt+Shift+y"); // accept all: there is nothing left to accept
+    await page.waitForTimeout(1_000);
+    await runCommand(page, "File: Save All Files");
     assert.equal(readFileSync(path.join(harness.workspace, "util.py"), "utf8"), UTIL_BEFORE);
+    const receipt = latestReceipt(harness.stateDir);
+    assert.equal(receipt.result.outcome, "cancelled");
+    assert.deepEqual(receipt.result.edits.map((e) => e.status), ["pending"]);
+  }));
+
+  it("withdraws the inline review when a newer run on the file supersedes it", recorded("supersede-inline", async (page) => {
+    await openFile(page, "util.py");
+    await runCommand(page, "Rune: Fix This");
+    await (await instructionBox(page)).press("Enter");
+    await lens(page, "Accept hunk 1/1").waitFor({ timeout: STEP_TIMEOUT });
+    await page.locator(".monaco-editor .view-line", { hasText: "def double" }).click();
+    await runCommand(page, "Rune: Fix This");
+    await (await instructionBox(page)).fill("try again");
+    await page.keyboard.press("Enter");
+    await page.locator(".notification-toast", { hasText: "replaced by a newer run" }).waitFor({ timeout: STEP_TIMEOUT });
+    await page.locator(".notification-toast", { hasText: "The second run found nothing to change." }).waitFor({ timeout: STEP_TIMEOUT });
+    await lens(page, "Accept hunk 1/1").waitFor({ state: "detached", timeout: 10_000 }); // the dead run's review
+    await runCommand(page, "File: Save All Files");
+    assert.equal(readFileSync(path.join(harness.workspace, "util.py"), "utf8"), UTIL_BEFORE);
+    const superseded = receipts(harness.stateDir).find((r) => r.result.outcome === "superseded");
+    assert.ok(superseded !== undefined, "no superseded receipt");
+    assert.deepEqual(superseded.result.edits.map((e) => e.status), ["pending"]);
+  }));
+
+  it("discards the Refactor Preview when the run is cancelled", recorded("cancel-preview", async (page) => {
+    const settings = path.join(harness.workspace, ".vscode/settings.json");
+    writeFileSync(settings, JSON.stringify({ ...JSON.parse(readFileSync(settings, "utf8")), "rune.review.mode": "preview" }));
+    await page.waitForTimeout(1_500); // the settings file is watched
+    await openFile(page, "config.py");
+    await runCommand(page, "Rune: Fix This");
+    await (await instructionBox(page)).press("Enter");
+    const panel = page.locator(".bulk-edit-panel[data-state=data]");
+    await waitForPreviewOf(page, panel, "config.py");
+    await runCommand(page, "Rune: Cancel Run");
+    await page.locator(".notification-toast", { hasText: "Rune run cancelled." }).waitFor({ timeout: STEP_TIMEOUT });
+    await panel.waitFor({ state: "hidden", timeout: STEP_TIMEOUT });
+    await runCommand(page, "File: Save All Files");
+    assert.equal(readFileSync(path.join(harness.workspace, "config.py"), "utf8"), CONFIG_BEFORE);
+    const receipt = latestReceipt(harness.stateDir);
+    assert.equal(receipt.result.outcome, "cancelled");
+    assert.deepEqual(receipt.result.edits.map((e) => e.status), ["pending"]);
+    writeFileSync(settings, JSON.stringify({ ...JSON.parse(readFileSync(settings, "utf8")), "rune.review.mode": "inline" }));
+    await page.waitForTimeout(1_500);
   }));
 
   it("runs the server's own Rune: Fix this code action through the same flow", recorded("code-action", async (page) => {
     await openFile(page, "util.py");
-    await page.keyboard.press("Control+Period");
     const action = page.locator(".action-widget .monaco-list-row", { hasText: "Rune: Fix this" });
+    // A bare cursor without a problem under it: no Fix this (it was offered on every line).
+    await page.keyboard.press("Control+Period");
+    await page.waitForTimeout(2_000);
+    assert.equal(await action.count(), 0, "Rune: Fix this offered on a bare cursor");
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Control+a");
+    await page.keyboard.press("Control+Period");
     await action.waitFor({ timeout: STEP_TIMEOUT });
     await action.click();
     const input = await instructionBox(page);
@@ -187,30 +266,88 @@ describe("Rune in VS Code", () => {
     );
   }));
 
-  it(
-    "reports an accepted edit to a file that is not open as applied",
-    recorded("closed-file", async (page) => {
-        await openFile(page, "util.py");
-      await runCommand(page, "Rune: Fix This");
-      const input = await instructionBox(page);
-      await input.press("Enter");
-      const panel = page.locator(".bulk-edit-panel[data-state=data]");
-      await waitForPreviewOf(page, panel, "notes.py");
-      for (const box of await hunkCheckboxes(panel)) {
-        await tick(box);
-      }
-      await apply(panel);
-      const toast = page.locator(".notification-toast", { hasText: "Marked it done." });
-      await toast.waitFor({ timeout: STEP_TIMEOUT });
-      await runCommand(page, "File: Save All Files");
-      await waitForDisk(harness.workspace, "notes.py", "# DONE\n");
-      assert.equal(
-        (await toast.locator(".notification-list-item-message").innerText()).trim(),
-        "Rune completed (1 edit: 1 applied): Marked it done.",
-      );
-    }),
-  );
+  it("reviews an edit to a file that is not open: it opens, and Accept all applies it", recorded("closed-file", async (page) => {
+    await openFile(page, "util.py");
+    await runCommand(page, "Rune: Fix This");
+    await (await instructionBox(page)).press("Enter");
+    await page.locator(".tab.active", { hasText: "notes.py" }).waitFor({ timeout: STEP_TIMEOUT });
+    await lens(page, "Accept all").click();
+    const toast = page.locator(".notification-toast", { hasText: "Marked it done." });
+    await toast.waitFor({ timeout: STEP_TIMEOUT });
+    await runCommand(page, "File: Save All Files");
+    await waitForDisk(harness.workspace, "notes.py", "# DONE\n");
+    assert.equal(
+      (await toast.locator(".notification-list-item-message").innerText()).trim(),
+      "Rune completed (1 edit: 1 applied): Marked it done.",
+    );
+    // Ctrl+Z takes the accepted edit back out: the user is told the record still says applied.
+    await page.locator(".monaco-editor .view-line", { hasText: "# DONE" }).click();
+    await page.keyboard.press("Control+z");
+    await page.locator(".notification-toast", { hasText: "you undid the accepted edit" }).waitFor({ timeout: STEP_TIMEOUT });
+  }));
+
+  it("asks before running a command, and shows its output and the answer in the Rune view", recorded("run-command", async (page) => {
+    await openFile(page, "util.py");
+    await runCommand(page, "Rune: Fix This");
+    await (await instructionBox(page)).press("Enter");
+    const dialog = page.locator(".monaco-dialog-box", { hasText: "echo hello-from-rune" });
+    await dialog.waitFor({ timeout: STEP_TIMEOUT });
+    await page.waitForTimeout(15_000); // a toast would have hidden by now; the dialog waits
+    await dialog.locator(".monaco-button", { hasText: "Run" }).click();
+    const toast = page.locator(".notification-toast", { hasText: "Rune completed" });
+    await toast.waitFor({ timeout: STEP_TIMEOUT });
+    assert.equal(
+      (await toast.locator(".notification-list-item-message").innerText()).trim(),
+      "Rune completed (1 command: 1 run): The check prints its greeting.",
+    );
+    await toast.locator(".monaco-button", { hasText: "Open Rune View" }).click();
+    const view = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+    await view.locator("pre.output", { hasText: "hello-from-rune" }).first().waitFor({ timeout: STEP_TIMEOUT });
+    await view.locator(".answer li strong", { hasText: "nothing to fix" }).first().waitFor({ timeout: STEP_TIMEOUT });
+    await view.locator("a", { hasText: "Open the receipt" }).first().waitFor({ timeout: STEP_TIMEOUT });
+    await view.locator(".note", { hasText: "You undid the accepted edit rune: edit_file notes.py" }).waitFor({ timeout: STEP_TIMEOUT });
+    await runCommand(page, "View: Toggle Maximized Panel");
+    await page.waitForTimeout(800);
+    await page.screenshot({ path: path.join(ARTIFACTS, "rune-view.png") });
+    await runCommand(page, "View: Toggle Maximized Panel");
+    await page.waitForTimeout(800);
+
+    // The server's INFO lines show as info in the Rune output channel, not as [error].
+    await runCommand(page, "Rune: Show Output");
+    const lines = page.locator(".output-view .view-line");
+    await lines.filter({ hasText: "rune_lsp" }).first().waitFor({ timeout: STEP_TIMEOUT });
+    const shown = await lines.allInnerTexts();
+    const misfiled = shown.filter((line) => line.includes("[error]") && /\sINFO\s/u.test(line));
+    assert.deepEqual(misfiled, [], "INFO lines logged as errors");
+    assert.ok(shown.some((line) => line.includes("[info]") && /\sINFO\s/u.test(line)), `no INFO line among ${shown.join("\n")}`);
+  }));
 });
+
+interface StoredReceipt {
+  result: { outcome: string; edits: { status: string; detail: string }[] };
+}
+
+function receipts(stateDir: string): StoredReceipt[] {
+  const dir = path.join(stateDir, "receipts");
+  return readdirSync(dir)
+    .filter((name) => name.endsWith(".json"))
+    .map((name) => JSON.parse(readFileSync(path.join(dir, name), "utf8")) as StoredReceipt);
+}
+
+/** The receipt written last. */
+function latestReceipt(stateDir: string): StoredReceipt {
+  const dir = path.join(stateDir, "receipts");
+  const newest = readdirSync(dir)
+    .filter((name) => name.endsWith(".json"))
+    .map((name) => ({ name, at: statSync(path.join(dir, name)).mtimeMs }))
+    .sort((x, y) => y.at - x.at)[0];
+  assert.ok(newest !== undefined, "no receipt");
+  return JSON.parse(readFileSync(path.join(dir, newest.name), "utf8")) as StoredReceipt;
+}
+
+function lens(page: Page, text: string): Locator {
+  return page.locator(".monaco-editor .codelens-decoration a", { hasText: text });
+}
 
 /** Saving is asynchronous: wait until `file` holds `expected`, then compare for a clear diff. */
 async function waitForDisk(workspace: string, file: string, expected: string): Promise<void> {
@@ -263,20 +400,3 @@ async function waitForPreviewOf(page: Page, panel: Locator, file: string): Promi
   await page.waitForTimeout(300);
 }
 
-/** The checkbox of each proposed hunk, in order (they start unticked). */
-async function hunkCheckboxes(panel: Locator): Promise<Locator[]> {
-  const boxes = await panel.locator(".monaco-tl-contents.textedit .edit-checkbox").all();
-  assert.ok(boxes.length > 0, "the preview shows no hunk checkboxes");
-  return boxes;
-}
-
-async function tick(box: Locator | undefined): Promise<void> {
-  assert.ok(box !== undefined);
-  assert.notEqual(await box.getAttribute("aria-checked"), "true", "proposed hunks start unticked");
-  await box.click();
-  assert.equal(await box.getAttribute("aria-checked"), "true");
-}
-
-async function apply(panel: Locator): Promise<void> {
-  await panel.locator(".buttons .monaco-button", { hasText: "Apply" }).click();
-}

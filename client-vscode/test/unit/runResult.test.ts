@@ -97,10 +97,30 @@ describe("notificationFor", () => {
 
 describe("editSummary", () => {
   it("counts statuses in a fixed order", () => {
-    const edit = (status: "applied" | "partial" | "stale") => ({ editId: "e", tool: "t", path: "p", status });
+    const edit = (status: "applied" | "partial" | "stale") => ({ editId: "e", tool: "t", path: "p", status, detail: "" });
     assert.equal(editSummary([edit("stale"), edit("applied"), edit("partial")]), "3 edits: 1 applied, 1 partial, 1 stale");
     assert.equal(editSummary([edit("applied")]), "1 edit: 1 applied");
     assert.equal(editSummary([]), "");
+  });
+
+  it("counts run_command as a command, never as an edit", () => {
+    const command = (status: "applied" | "rejected") => ({ editId: "c", tool: "run_command", path: "make", status, detail: "" });
+    const edit = { editId: "e", tool: "edit_file", path: "a.py", status: "applied" as const, detail: "" };
+    assert.equal(editSummary([command("applied")]), "1 command: 1 run");
+    assert.equal(editSummary([edit, command("applied"), command("rejected")]), "1 edit: 1 applied; 2 commands: 1 run, 1 not run");
+  });
+});
+
+describe("notificationFor, the answer", () => {
+  it("shows only the answer's first line: the Rune view has the rest", () => {
+    const note = notificationFor(result({ edits: [], answer: "Fixed it.\n\n```py\nx = 1\n```" }));
+    assert.equal(note.text, "Rune completed: Fixed it.");
+  });
+
+  it("reads each edit's detail and the tool calls", () => {
+    const parsed = parseRunResult({ ...wire, edits: [{ ...wire.edits[0], detail: "kept hunk 1" }] });
+    assert.equal(parsed.edits[0]?.detail, "kept hunk 1");
+    assert.deepEqual(parsed.toolCalls, [{ name: "edit_file", status: "ok" }]);
   });
 });
 

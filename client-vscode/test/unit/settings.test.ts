@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { needsRestart, serverSettings } from "../../src/settings";
 
 describe("serverSettings", () => {
-  it("drops the client-only server keys and turns empty strings into null", () => {
+  it("drops the client-only server and review keys and turns empty strings into null", () => {
     const section = {
       provider: "ollama",
       baseUrl: "",
@@ -12,6 +12,7 @@ describe("serverSettings", () => {
       checkCommand: "  ",
       stateDir: "/tmp/state",
       server: { path: "/x/rune-lsp", args: [] },
+      review: { mode: "inline" },
     };
     assert.deepEqual(serverSettings(section), {
       provider: "ollama",

@@ -1,0 +1,136 @@
+/**
+ * The proposed hunks of one inline review, without `vscode`: where each one is while the user
+ * types around it, what the user decided, the text that lands for a per-line accept, and the
+ * answer to the server's `workspace/applyEdit`.
+ *
+ * A hunk replaces whole lines: the server's ranges start at a line start and end at the start of
+ * the line after the hunk (or at the end of a text without a final newline).
+ */
+
+export interface Span {
+  readonly startLine: number;
+  /** Where the replaced text ends: `endLine` is `startLine + lines` unless the text ends there. */
+  readonly endLine: number;
+  readonly endCharacter: number;
+}
+
+export type Verdict =
+  | { readonly kind: "pending" }
+  | { readonly kind: "accepted"; readonly lines?: readonly number[] }
+  | { readonly kind: "rejected"; readonly reason?: string }
+  /** The user edited inside the hunk: it can no longer land as proposed. */
+  | { readonly kind: "stale" };
+
+export interface Hunk {
+  readonly span: Span;
+  /** The replaced lines, each with its line ending (the last may have none). */
+  readonly oldLines: readonly string[];
+  readonly newLines: readonly string[];
+  readonly verdict: Verdict;
+}
+
+/** A text change as VS Code reports it: the replaced range and the number of lines inserted. */
+export interface LineChange {
+  readonly startLine: number;
+  readonly startCharacter: number;
+  readonly endLine: number;
+  readonly endCharacter: number;
+  readonly text: string;
+}
+
+export function splitLines(text: string): string[] {
+  const lines = text.match(/[^\n]*\n|[^\n]+$/gu);
+  return lines === null ? [] : [...lines];
+}
+
+export function makeHunk(span: Span, oldText: string, newText: string): Hunk {
+  return { span, oldLines: splitLines(oldText), newLines: splitLines(newText), verdict: { kind: "pending" } };
+}
+
+/** How many changed lines a hunk has for a per-line accept: old and new lines paired up. */
+export function changedLines(hunk: Hunk): number {
+  return Math.max(hunk.oldLines.length, hunk.newLines.length);
+}
+
+/**
+ * What replaces the hunk's old lines. Line `i` pairs old line `i` with new line `i`; taking it
+ * puts the new line there (or drops the old one when the proposal has fewer lines, or adds the
+ * new one when it has more); leaving it keeps the old line. `lines` undefined: the whole hunk.
+ */
+export function replacement(hunk: Hunk, lines?: readonly number[]): string {
+  if (lines === undefined) {
+    return hunk.newLines.join("");
+  }
+  const taken = new Set(lines);
+  let text = "";
+  for (let i = 0; i < changedLines(hunk); i++) {
+    text += taken.has(i) ? (hunk.newLines[i] ?? "") : (hunk.oldLines[i] ?? "");
+  }
+  return text;
+}
+
+/**
+ * The hunk after a change of the document: moved down or up by the lines a change above it
+ * added or removed, unchanged by one below it, `stale` when the change touches its lines.
+ */
+export function afterChange(hunk: Hunk, change: LineChange): Hunk {
+  if (hunk.verdict.kind === "stale") {
+    return hunk;
+  }
+  const { span } = hunk;
+  const above =
+    change.endLine < span.startLine || (change.endLine === span.startLine && change.endCharacter === 0 && change.text.endsWith("\n"));
+  if (above) {
+    const added = (change.text.match(/\n/gu)?.length ?? 0) - (change.endLine - change.startLine);
+    return {
+      ...hunk,
+      span: { startLine: span.startLine + added, endLine: span.endLine + added, endCharacter: span.endCharacter },
+    };
+  }
+  const lastLine = span.endCharacter === 0 && span.endLine > span.startLine ? span.endLine - 1 : span.endLine;
+  const below = change.startLine > lastLine || (span.endLine === span.startLine && change.startLine > span.startLine);
+  if (below) {
+    return hunk;
+  }
+  return { ...hunk, verdict: { kind: "stale" } };
+}
+
+export function isDecided(hunk: Hunk): boolean {
+  return hunk.verdict.kind !== "pending";
+}
+
+export interface Answer {
+  readonly applied: boolean;
+  readonly failureReason?: string;
+}
+
+/**
+ * The applyEdit answer once every hunk is decided: `applied` when anything landed, with the
+ * user's reasons for the hunks they rejected (the server passes them on to the model).
+ */
+export function answerFor(hunks: readonly Hunk[], landed: boolean): Answer {
+  const reasons = hunks.flatMap((hunk, index) =>
+    hunk.verdict.kind === "rejected" && hunk.verdict.reason !== undefined && hunk.verdict.reason !== ""
+      ? [`hunk ${index + 1}: ${hunk.verdict.reason}`]
+      : [],
+  );
+  const stale = hunks.flatMap((hunk, index) => (hunk.verdict.kind === "stale" ? [index + 1] : []));
+  // The server compares whole hunks; a per-line accept is neither side, so it is said in words.
+  const partly = hunks.flatMap((hunk, index) =>
+    hunk.verdict.kind === "accepted" && hunk.verdict.lines !== undefined
+      ? [
+          `hunk ${index + 1}: only line${hunk.verdict.lines.length === 1 ? "" : "s"} ` +
+            `${hunk.verdict.lines.map((line) => line + 1).join(", ")} of its ${changedLines(hunk)} changed lines accepted`,
+        ]
+      : [],
+  );
+  const notes = [...partly, ...reasons];
+  if (stale.length > 0) {
+    notes.push(`the user edited inside hunk ${stale.join(", ")} during the review, so it was not applied`);
+  }
+  const said = notes.join("; ");
+  if (landed) {
+    return said === "" ? { applied: true } : { applied: true, failureReason: said };
+  }
+  return said === "" ? { applied: false } : { applied: false, failureReason: `the user rejected it: ${said}` };
+}
