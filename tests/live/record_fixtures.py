@@ -261,6 +261,33 @@ def record_coder(name: str, copy: Path | None) -> int:
     return 0
 
 
+def fixtures_from_copy(name: str, copy: Path) -> int:
+    """Fixtures from what an interrupted `--copy` run had recorded (its raw answers and their
+    requests), so a slow machine's partial recording is not lost."""
+    install = find_coder(name)
+    recorded: list[tuple[Recording, bytes]] = []
+    for reading_file in sorted((copy / name).glob("*.reading.json")):
+        reading = json.loads(reading_file.read_text(encoding="utf-8"))
+        raw = reading_file.with_name(f"{reading['name']}.sse").read_bytes()
+        recording = Recording(
+            name=reading["name"],
+            file=f"{reading['name']}.sse",
+            method="POST",
+            path="/v1/chat/completions",
+            status=200,
+            content_type="text/event-stream",
+            stream=True,
+            request=reading["request"],
+            expect=shown(fold_body(raw, stream=True)),
+            task=reading["task"],
+            shape=reading["shape"],
+        )
+        recorded.append((recording, raw))
+    write_fixtures(FIXTURES_ROOT / name, install, recorded)
+    print(f"wrote {len(recorded)} recordings of {name}")
+    return 0
+
+
 def write_copy(directory: Path, recording: Recording, raw: bytes) -> None:
     """The raw stream and a plain reading of it, side by side."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -304,7 +331,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.live.record_fixtures")
     parser.add_argument("--coder", choices=("qwen-0.5b", "qwen-1.5b"))
     parser.add_argument("--copy", type=Path, help="also write raw answers and readings here")
+    parser.add_argument(
+        "--from-copy", type=Path, help="with --coder: write fixtures from an earlier --copy"
+    )
     args = parser.parse_args()
+    if args.coder and args.from_copy:
+        return fixtures_from_copy(args.coder, args.from_copy)
     if args.coder:
         return record_coder(args.coder, args.copy)
     install: LlamaInstall = find_install()
