@@ -14,14 +14,12 @@ the way a user would.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
+from bench.effect.arms import BLIND, pasted_message
+from bench.effect.corpus import PROGRAM, load_tasks
 from rune_lsp.loop.fallback import protocol_prompt, render_for_text_protocol
 from rune_lsp.loop.prompts import system_text
 from rune_lsp.loop.state import Message, ToolSpec
@@ -32,10 +30,6 @@ from tests.live.workspace import APP_INSTRUCTION, APP_PY
 Shape = Literal["native", "plain", "text"]
 SHAPES: tuple[Shape, ...] = ("native", "plain", "text")
 SPECS: tuple[ToolSpec, ...] = tuple(tool.spec for tool in TOOLS)
-CORPUS = Path(__file__).resolve().parents[2] / "bench" / "effect" / "corpus"
-BLIND = "There is a bug in this program. Fix it."
-#: Lines of pytest's report pasted into the message, as the issue measured Aider with.
-PASTED_LINES = 25
 
 
 @dataclass(frozen=True)
@@ -63,34 +57,14 @@ def tools(shape: Shape) -> Sequence[ToolSpec]:
     return SPECS if shape == "native" else ()
 
 
-def failing_output(program: Path) -> str:
-    """The last lines of pytest's report for the corpus program, run where it lives alone."""
-    with tempfile.TemporaryDirectory(prefix="rune-case-") as scratch:
-        for name in ("prog.py", "test_prog.py"):
-            (Path(scratch) / name).write_text(
-                (program / name).read_text(encoding="utf-8"), encoding="utf-8"
-            )
-        done = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-            cwd=scratch,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-    return "\n".join(done.stdout.splitlines()[-PASTED_LINES:])
-
-
-def corpus_case(task: str, *, pasted: bool) -> FixCase:
-    program = CORPUS / task
-    instruction = BLIND
-    if pasted:
-        instruction = f"{BLIND}\n\nThe test fails:\n```\n{failing_output(program)}\n```"
+def corpus_case(name: str, *, pasted: bool) -> FixCase:
+    task = next(t for t in load_tasks() if t.name == name)
     return FixCase(
-        name=f"{task.split('_', 1)[1]}_{'pasted' if pasted else 'blind'}",
-        path="prog.py",
-        text=(program / "prog.py").read_text(encoding="utf-8"),
-        instruction=instruction,
+        name=f"{name.split('_', 1)[1]}_{'pasted' if pasted else 'blind'}",
+        path=PROGRAM,
+        text=task.source(PROGRAM),
+        # Word for word what the effect bench's blind and pasted arms send.
+        instruction=pasted_message(task) if pasted else BLIND,
     )
 
 
