@@ -49,6 +49,7 @@ class Attempt:
     detail: str
     seconds: float
     requests: int
+    unfinished_requests: int  # cut by the agent's timeout or the run's: tokens not counted
     prompt_tokens: int
     processed_tokens: int
     cached_tokens: int
@@ -62,6 +63,7 @@ class ArmSummary:
     tasks: int
     fixed: int
     requests: int
+    unfinished_requests: int  # cut by the agent's timeout or the run's: tokens not counted
     prompt_tokens: int
     processed_tokens: int
     cached_tokens: int
@@ -123,6 +125,7 @@ def attempt(arm: str, task: Task, endpoint: Endpoint, proxy: CountingProxy, aide
         detail=detail,
         seconds=round(finished.seconds, 1),
         requests=len(exchanges),
+        unfinished_requests=sum(not e.finished for e in exchanges),
         prompt_tokens=sum(e.prompt_tokens for e in exchanges),
         processed_tokens=sum(e.processed_tokens for e in exchanges),
         cached_tokens=sum(e.cached_tokens for e in exchanges),
@@ -141,6 +144,7 @@ def summarize(arm: str, attempts: Sequence[Attempt]) -> ArmSummary:
         tasks=len(mine),
         fixed=fixed,
         requests=sum(a.requests for a in mine),
+        unfinished_requests=sum(a.unfinished_requests for a in mine),
         prompt_tokens=prompt,
         processed_tokens=sum(a.processed_tokens for a in mine),
         cached_tokens=sum(a.cached_tokens for a in mine),

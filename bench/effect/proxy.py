@@ -33,6 +33,7 @@ class Exchange:
     processed_tokens: int  # prompt tokens evaluated (timings.prompt_n)
     cached_tokens: int  # prompt tokens reused from the server's cache (timings.cache_n)
     completion_tokens: int  # timings.predicted_n
+    finished: bool = True  # False: cut before the server's last chunk (its tokens are unknown)
 
     @property
     def prompt_tokens(self) -> int:
@@ -56,6 +57,19 @@ def read_timings(body: bytes) -> dict[str, Any]:
         if isinstance(event, dict) and isinstance(event.get("timings"), dict):
             found = event["timings"]
     return found
+
+
+def _exchange(path: str, status: int, started: float, body: bytes) -> Exchange:
+    timings = read_timings(body)
+    return Exchange(
+        path=path,
+        status=status,
+        seconds=time.perf_counter() - started,
+        processed_tokens=int(timings.get("prompt_n", 0)),
+        cached_tokens=int(timings.get("cache_n", 0)),
+        completion_tokens=int(timings.get("predicted_n", 0)),
+        finished=bool(timings),
+    )
 
 
 class CountingProxy:
@@ -109,34 +123,30 @@ class CountingProxy:
                     if k.lower() not in _HOP_HEADERS and k.lower() != "host"
                 }
                 received = bytearray()
-                with (
-                    httpx.Client(timeout=UPSTREAM_TIMEOUT) as client,
-                    client.stream(
-                        self.command, proxy.upstream + self.path, content=body, headers=headers
-                    ) as answer,
-                ):
-                    self.send_response(answer.status_code)
-                    for key, value in answer.headers.items():
-                        if key.lower() not in _HOP_HEADERS:
-                            self.send_header(key, value)
-                    self.send_header("connection", "close")
-                    self.end_headers()
-                    for chunk in answer.iter_raw():
-                        received += chunk
-                        self.wfile.write(chunk)
-                        self.wfile.flush()
-                if self.path.endswith("/chat/completions"):
-                    timings = read_timings(bytes(received))
-                    proxy._record(
-                        Exchange(
-                            path=self.path,
-                            status=answer.status_code,
-                            seconds=time.perf_counter() - started,
-                            processed_tokens=int(timings.get("prompt_n", 0)),
-                            cached_tokens=int(timings.get("cache_n", 0)),
-                            completion_tokens=int(timings.get("predicted_n", 0)),
-                        )
-                    )
+                status = 0
+                try:
+                    with (
+                        httpx.Client(timeout=UPSTREAM_TIMEOUT) as client,
+                        client.stream(
+                            self.command, proxy.upstream + self.path, content=body, headers=headers
+                        ) as answer,
+                    ):
+                        status = answer.status_code
+                        self.send_response(status)
+                        for key, value in answer.headers.items():
+                            if key.lower() not in _HOP_HEADERS:
+                                self.send_header(key, value)
+                        self.send_header("connection", "close")
+                        self.end_headers()
+                        for chunk in answer.iter_raw():
+                            received += chunk
+                            self.wfile.write(chunk)
+                            self.wfile.flush()
+                except (OSError, httpx.HTTPError):
+                    pass  # the agent hung up (its own timeout) or the server failed: still counted
+                finally:
+                    if self.path.endswith("/chat/completions"):
+                        proxy._record(_exchange(self.path, status, started, bytes(received)))
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass  # the bench prints its own summary

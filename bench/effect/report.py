@@ -21,9 +21,10 @@ HEADER = (
 def row(summary: ArmSummary) -> str:
     per_fixed = summary.prompt_tokens_per_fixed
     per_fix = "-" if per_fixed is None else f"{per_fixed:.0f}"
+    unfinished = f" ({summary.unfinished_requests} cut)" if summary.unfinished_requests else ""
     outcomes = ", ".join(f"{count} {what}" for what, count in sorted(summary.outcomes.items()))
     return (
-        f"| {summary.arm} | {summary.fixed}/{summary.tasks} | {summary.requests} "
+        f"| {summary.arm} | {summary.fixed}/{summary.tasks} | {summary.requests}{unfinished} "
         f"| {summary.prompt_tokens} | {summary.cached_tokens} | {summary.processed_tokens} "
         f"| {summary.completion_tokens} | {per_fix} "
         f"| {summary.wall_median_s:.0f} / {summary.wall_max_s:.0f} "

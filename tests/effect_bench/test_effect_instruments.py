@@ -3,8 +3,10 @@ the judge of "fixed". A wrong instrument would make every number in the report w
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -25,14 +27,26 @@ STREAM = (
 
 
 class Upstream(BaseHTTPRequestHandler):
-    """llama-server's shape: an SSE answer with timings on the last chunk."""
+    """llama-server's shape: an SSE answer with timings on the last chunk; `/slow/...` waits
+    before that last chunk, like a model generating a long answer."""
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers["content-length"]))
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.end_headers()
-        self.wfile.write(STREAM)
+        first, rest = STREAM.split(b"\n\n", 1)
+        self.wfile.write(first + b"\n\n")
+        self.wfile.flush()
+        with contextlib.suppress(OSError):
+            if self.path.startswith("/slow"):
+                time.sleep(1.0)
+                # More than any socket buffer holds, so a proxy whose client has gone finds out.
+                for _ in range(400):
+                    self.wfile.write(
+                        b'data: {"choices":[{"delta":{"content":"' + b"x" * 16384 + b'"}}]}\n\n'
+                    )
+            self.wfile.write(rest)
 
     def log_message(self, *args: object) -> None:
         pass
@@ -61,6 +75,19 @@ def test_the_proxy_passes_the_stream_through_and_counts_the_servers_timings(
         assert (exchange.processed_tokens, exchange.cached_tokens) == (120, 900)
         assert exchange.prompt_tokens == 1020 and exchange.completion_tokens == 42
         assert proxy.take() == []
+
+
+def test_a_request_the_agent_gives_up_on_is_still_counted(upstream: str) -> None:
+    with CountingProxy(upstream) as proxy:
+        slow = proxy.base_url.replace("/v1", "/slow/v1")
+        with pytest.raises(httpx.ReadTimeout):
+            httpx.post(f"{slow}/chat/completions", json={}, timeout=httpx.Timeout(5, read=0.3))
+        deadline = time.monotonic() + 10
+        while not (exchanges := proxy.take()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+
+    assert len(exchanges) == 1
+    assert not exchanges[0].finished and exchanges[0].completion_tokens == 0
 
 
 def test_timings_are_read_from_a_whole_answer_too() -> None:
