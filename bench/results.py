@@ -134,12 +134,20 @@ def machine() -> dict[str, Any]:
     }
 
 
+#: Parts of results.json written by runs of their own (`--only effect`): kept when the
+#: performance sections are rewritten.
+SEPARATE_PARTS = ("effect",)
+
+
 def write_json(path: Path, sections: Sequence[Section], meta: dict[str, Any]) -> None:
     payload = {
         **meta,
         "machine": machine(),
         "sections": [dataclasses.asdict(section) for section in sections],
     }
+    if path.is_file():
+        previous = json.loads(path.read_text())
+        payload.update({k: previous[k] for k in SEPARATE_PARTS if k in previous})
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_text(json.dumps(payload, indent=2, default=str) + "\n")
     temporary.replace(path)

@@ -3,9 +3,12 @@
     .venv/bin/python bench/run.py            # the full run (5 to 8 minutes on 2 cores)
     .venv/bin/python bench/run.py --quick    # a smoke run with fewer repeats (about a minute)
     .venv/bin/python bench/run.py --only loop,edits
+    .venv/bin/python bench/run.py --only effect [--tasks N] [--arms A,B] [--model qwen-1.5b]
 
 The peer servers (jedi-language-server, pylsp) are installed into bench/.venv-peers on the
-first run. Nothing here asserts: targets are reported as met / NOT met.
+first run. Nothing here asserts: targets are reported as met / NOT met. `effect` (does the
+agent fix the bug, side by side with Aider, on a real model; bench/effect/) is long and runs
+only when asked for, alone.
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ SECTIONS = (
     "responsiveness",
     "review",
 )
+PERFORMANCE_DOC = Path(__file__).resolve().parent.parent / "docs" / "performance.md"
 
 
 def load_average() -> str:
@@ -101,9 +105,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repeats: a smoke run")
     parser.add_argument("--only", help=f"comma-separated subset of: {', '.join(SECTIONS)}")
     parser.add_argument("--output", type=Path, default=RESULTS, help="where to write the JSON")
+    effect_options = parser.add_argument_group("effect (with --only effect)")
+    effect_options.add_argument("--model", default="qwen-1.5b", help="qwen-0.5b or qwen-1.5b")
+    effect_options.add_argument("--tasks", type=int, help="this many tasks, spread over the corpus")
+    effect_options.add_argument("--task-names", help="comma-separated task names instead")
+    effect_options.add_argument("--arms", help="comma-separated subset of the five arms")
+    effect_options.add_argument(
+        "--no-doc", action="store_true", help="leave docs/performance.md alone"
+    )
     args = parser.parse_args(argv)
     plan = QUICK if args.quick else FULL
     chosen = SECTIONS if not args.only else tuple(s.strip() for s in args.only.split(","))
+    if "effect" in chosen:
+        if len(chosen) > 1:
+            parser.error("effect runs alone: --only effect")
+        return run_effect(args, argv)
     unknown = set(chosen) - set(SECTIONS)
     if unknown:
         parser.error(f"unknown sections: {', '.join(sorted(unknown))}")
@@ -175,6 +191,28 @@ def main(argv: list[str] | None = None) -> int:
         },
     )
     print(f"\nwrote {args.output}")
+    return 0
+
+
+def run_effect(args: argparse.Namespace, argv: list[str] | None) -> int:
+    from bench.effect import bench as effect
+    from bench.effect import report
+
+    arms = effect.ARMS if not args.arms else tuple(a.strip() for a in args.arms.split(","))
+    names = tuple(n.strip() for n in args.task_names.split(",")) if args.task_names else ()
+    try:
+        chosen_arms = effect.validate_arms(arms)
+    except ValueError as exc:
+        print(f"bench/run.py: {exc}", file=sys.stderr)
+        return 2
+    result = effect.run(args.model, args.tasks, chosen_arms, names)
+    command = "bench/run.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    print(report.table(result))
+    report.write_results(args.output, result)
+    print(f"\nwrote {args.output}")
+    if not args.no_doc:
+        report.write_doc(PERFORMANCE_DOC, result, command)
+        print(f"wrote {PERFORMANCE_DOC}")
     return 0
 
 

@@ -1,16 +1,25 @@
-"""Re-record the llama-server answers that tests/providers/test_recorded_llama.py replays.
+"""Re-record the llama-server answers that tests/providers/test_recorded_*.py replay.
 
     scripts/llama-server build && scripts/llama-server model
-    .venv/bin/python -m tests.live.record_fixtures
+    .venv/bin/python -m tests.live.record_fixtures                    # SmolLM2 (fixtures/llama)
+    scripts/llama-server model qwen-0.5b
+    .venv/bin/python -m tests.live.record_fixtures --coder qwen-0.5b  # fixtures/qwen-0.5b
 
 Starts the real server (tool template loaded, greedy sampling) on 127.0.0.1, sends each request
 exactly as rune's OpenAI-compatible provider builds it, and writes the raw answer bytes plus
 tests/providers/fixtures/llama/manifest.json. A recording that lacks what its replay test relies
 on (say, a tool call) is reported and nothing is written.
+
+With `--coder NAME` it records a real coding model instead: each fix case of
+tests/live/coder_cases.py in each shape (native tools, no tools, text protocol), streamed as
+rune streams, at a fixed seed and temperature, whatever the model answers; the manifest notes
+what each answer holds (a native call, a call written as text, a code block). `--copy DIR` also
+writes each raw answer and a plain reading of it there, for people designing the protocol.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import tempfile
@@ -26,15 +35,25 @@ from rune_lsp.loop.prompts import system_text
 from rune_lsp.loop.state import Message, ToolCall, ToolSpec
 from rune_lsp.providers.openai_wire import chat_body
 from rune_lsp.tools.catalog import TOOLS
+from tests.live import coder_cases
 from tests.live.llama import (
     MODEL_ALIAS,
     LlamaInstall,
     LlamaOptions,
     LlamaServer,
+    find_coder,
     find_install,
     forced_call,
 )
-from tests.live.recordings import FIXTURES, MANIFEST, Expect, Manifest, Recording, fold_body
+from tests.live.recordings import (
+    FIXTURES,
+    FIXTURES_ROOT,
+    Expect,
+    Manifest,
+    Recording,
+    fold_body,
+    shown,
+)
 from tests.live.workspace import CALC_PY, INSTRUCTION
 
 SPECS = [tool.spec for tool in TOOLS]
@@ -66,11 +85,11 @@ class Case:
     def file(self) -> str:
         return f"{self.name}.sse" if self.stream else f"{self.name}.json"
 
-    def body(self) -> dict[str, Any] | None:
+    def body(self, model: str = MODEL_ALIAS) -> dict[str, Any] | None:
         if self.method == "GET":
             return None
         return {
-            **chat_body(MODEL_ALIAS, self.messages, self.tools, stream=self.stream),
+            **chat_body(model, self.messages, self.tools, stream=self.stream),
             **self.extra,
         }
 
@@ -126,8 +145,10 @@ CASES = (
 )
 
 
-def record(server: LlamaServer, case: Case, seed: int | None) -> tuple[Recording, bytes]:
-    body = case.body()
+def record(
+    server: LlamaServer, case: Case, seed: int | None, *, model: str = MODEL_ALIAS
+) -> tuple[Recording, bytes]:
+    body = case.body(model)
     if body is not None and seed is not None:
         body["seed"] = seed
     url = f"http://127.0.0.1:{server.port}{case.path}"
@@ -192,7 +213,132 @@ def problems_with(recording: Recording, raw: bytes) -> list[str]:
     return problems
 
 
+#: The coding models' sampling, as in tests/live/test_coder_live.py, and their answer cap.
+CODER_SEED = 1
+CODER_TEMPERATURE = 0.2
+CODER_MAX_PREDICT = 1024
+
+
+def coder_case_list() -> list[Case]:
+    return [
+        Case(
+            f"{case.name}_{shape}",
+            True,
+            coder_cases.messages(case, shape),
+            coder_cases.tools(shape),
+        )
+        for case in coder_cases.fix_cases()
+        for shape in coder_cases.SHAPES
+    ]
+
+
+def record_coder(name: str, copy: Path | None) -> int:
+    install = find_coder(name)
+    log = Path(tempfile.mkdtemp(prefix="rune-record-")) / "llama-server.log"
+    options = LlamaOptions(
+        tools_template=False,
+        max_predict=CODER_MAX_PREDICT,
+        seed=CODER_SEED,
+        temperature=CODER_TEMPERATURE,
+    )
+    recorded: list[tuple[Recording, bytes]] = []
+    with LlamaServer(install, log=log, options=options) as server:
+        for case in coder_case_list():
+            recording, raw = record(server, case, None, model=install.alias)
+            if recording.status != 200:
+                raise SystemExit(f"{case.name}: status {recording.status}: {raw[:300]!r}")
+            folded = fold_body(raw, stream=True)
+            task, shape = case.name.rsplit("_", 1)
+            recording = recording.model_copy(
+                update={"expect": shown(folded), "task": task, "shape": shape}
+            )
+            recorded.append((recording, raw))
+            print(f"recorded {case.name}: {recording.expect}, {folded.completion_tokens} tokens")
+            if copy is not None:
+                write_copy(copy / install.alias, recording, raw)
+    directory = FIXTURES_ROOT / install.alias
+    write_fixtures(directory, install, recorded)
+    return 0
+
+
+def fixtures_from_copy(name: str, copy: Path) -> int:
+    """Fixtures from what an interrupted `--copy` run had recorded (its raw answers and their
+    requests), so a slow machine's partial recording is not lost."""
+    install = find_coder(name)
+    recorded: list[tuple[Recording, bytes]] = []
+    for reading_file in sorted((copy / name).glob("*.reading.json")):
+        reading = json.loads(reading_file.read_text(encoding="utf-8"))
+        raw = reading_file.with_name(f"{reading['name']}.sse").read_bytes()
+        recording = Recording(
+            name=reading["name"],
+            file=f"{reading['name']}.sse",
+            method="POST",
+            path="/v1/chat/completions",
+            status=200,
+            content_type="text/event-stream",
+            stream=True,
+            request=reading["request"],
+            expect=shown(fold_body(raw, stream=True)),
+            task=reading["task"],
+            shape=reading["shape"],
+        )
+        recorded.append((recording, raw))
+    write_fixtures(FIXTURES_ROOT / name, install, recorded)
+    print(f"wrote {len(recorded)} recordings of {name}")
+    return 0
+
+
+def write_copy(directory: Path, recording: Recording, raw: bytes) -> None:
+    """The raw stream and a plain reading of it, side by side."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / recording.file).write_bytes(raw)
+    folded = fold_body(raw, stream=recording.stream)
+    reading = {
+        "name": recording.name,
+        "task": recording.task,
+        "shape": recording.shape,
+        "holds": recording.expect,
+        "text": folded.text,
+        "tool_calls": [{"name": n, "arguments": a} for n, a in folded.calls],
+        "finish_reason": folded.finish_reason,
+        "prompt_tokens": folded.prompt_tokens,
+        "cached_tokens": folded.cached_tokens,
+        "completion_tokens": folded.completion_tokens,
+        "request": recording.request,
+    }
+    (directory / f"{recording.name}.reading.json").write_text(
+        json.dumps(reading, indent=2) + "\n", encoding="utf-8"
+    )
+
+
+def write_fixtures(
+    directory: Path, install: LlamaInstall, recorded: list[tuple[Recording, bytes]]
+) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    for stale in directory.iterdir():
+        stale.unlink()
+    for recording, raw in recorded:
+        (directory / recording.file).write_bytes(raw)
+    manifest = Manifest(
+        server=SERVER, model=install.model.name, recordings=tuple(r for r, _ in recorded)
+    )
+    (directory / "manifest.json").write_text(
+        manifest.model_dump_json(indent=2) + "\n", encoding="utf-8"
+    )
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.live.record_fixtures")
+    parser.add_argument("--coder", choices=("qwen-0.5b", "qwen-1.5b"))
+    parser.add_argument("--copy", type=Path, help="also write raw answers and readings here")
+    parser.add_argument(
+        "--from-copy", type=Path, help="with --coder: write fixtures from an earlier --copy"
+    )
+    args = parser.parse_args()
+    if args.coder and args.from_copy:
+        return fixtures_from_copy(args.coder, args.from_copy)
+    if args.coder:
+        return record_coder(args.coder, args.copy)
     install: LlamaInstall = find_install()
     log = Path(tempfile.mkdtemp(prefix="rune-record-")) / "llama-server.log"
     recorded: list[tuple[Recording, bytes]] = []
@@ -204,15 +350,7 @@ def main() -> int:
                 recorded.append((recording, raw))
                 print(f"recorded {case.name}: {recording.status}, {len(raw)} bytes")
     recorded.sort(key=lambda item: [c.name for c in CASES].index(item[0].name))
-    FIXTURES.mkdir(parents=True, exist_ok=True)
-    for stale in FIXTURES.iterdir():
-        stale.unlink()
-    for recording, raw in recorded:
-        (FIXTURES / recording.file).write_bytes(raw)
-    manifest = Manifest(
-        server=SERVER, model=install.model.name, recordings=tuple(r for r, _ in recorded)
-    )
-    MANIFEST.write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    write_fixtures(FIXTURES, install, recorded)
     return 0
 
 

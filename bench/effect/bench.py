@@ -1,0 +1,216 @@
+"""The effect bench: does the agent fix the bug? rune-lsp and Aider, same server, same model.
+
+    .venv/bin/python bench/run.py --only effect                      # every task, every arm
+    .venv/bin/python bench/run.py --only effect --tasks 8 --model qwen-0.5b
+    .venv/bin/python bench/run.py --only effect --arms rune_check,aider_pasted
+
+One llama-server (the fetched Qwen2.5-Coder, `scripts/llama-server model NAME`) behind a
+counting proxy; for each task, each arm in turn on a fresh copy of the program and its test
+(interleaved, so a busy machine slows every arm alike). A task counts as fixed when the task's
+own test (never the workspace's copy) passes on the program the agent left. Every task used is
+first checked to fail before and pass after its reference fix; an unsound task is reported and
+left out. Nothing here asserts: the numbers are the result.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.effect import arms as arm_commands
+from bench.effect.arms import ARMS, Endpoint
+from bench.effect.corpus import Task, check_task, is_fixed, load_tasks, make_workspace
+from bench.effect.proxy import CountingProxy, Exchange
+from bench.peers import ensure_aider
+from tests.live.llama import LlamaOptions, LlamaServer, find_coder
+
+#: The sampling every arm gets from the server when its request names none (Aider sends its
+#: own temperature 0; rune today sends none): fixed, so a re-run mostly repeats.
+SEED = 1
+TEMPERATURE = 0.2
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One arm on one task."""
+
+    arm: str
+    task: str
+    kind: str
+    fixed: bool
+    outcome: str
+    detail: str
+    seconds: float
+    requests: int
+    unfinished_requests: int  # cut by the agent's timeout or the run's: tokens not counted
+    prompt_tokens: int
+    processed_tokens: int
+    cached_tokens: int
+    completion_tokens: int
+    longest_request_s: float
+
+
+@dataclass(frozen=True)
+class ArmSummary:
+    arm: str
+    tasks: int
+    fixed: int
+    requests: int
+    unfinished_requests: int  # cut by the agent's timeout or the run's: tokens not counted
+    prompt_tokens: int
+    processed_tokens: int
+    cached_tokens: int
+    completion_tokens: int
+    prompt_tokens_per_fixed: float | None
+    wall_median_s: float
+    wall_max_s: float
+    longest_request_s: float
+    outcomes: dict[str, int]
+
+
+@dataclass(frozen=True)
+class EffectReport:
+    model: str
+    started_at: str
+    elapsed_s: float
+    arms: tuple[str, ...]
+    tasks: tuple[str, ...]
+    unsound: tuple[str, ...]
+    summaries: tuple[ArmSummary, ...]
+    attempts: tuple[Attempt, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def choose_tasks(count: int | None, names: Sequence[str] = ()) -> list[Task]:
+    """`names` (task directory names or their suffixes) or the first `count` tasks spread
+    over the corpus (every k-th, so a subset still mixes kinds of bugs)."""
+    tasks = list(load_tasks())
+    if names:
+        return [t for t in tasks if t.name in names or t.name.split("_", 1)[1] in names]
+    if count is None or count >= len(tasks):
+        return tasks
+    step = len(tasks) / count
+    return [tasks[int(i * step)] for i in range(count)]
+
+
+def attempt(arm: str, task: Task, endpoint: Endpoint, proxy: CountingProxy, aider: Path) -> Attempt:
+    with tempfile.TemporaryDirectory(prefix=f"rune-effect-{arm}-") as scratch:
+        root = Path(scratch)
+        workspace = make_workspace(task, root / "ws")
+        invoked = arm_commands.invocation(arm, task, endpoint, root, aider)
+        proxy.take()
+        finished = arm_commands.run(invoked, workspace, root / "agent.log")
+        exchanges = proxy.take()
+        fixed = is_fixed(task, workspace)
+        if not fixed and finished.outcome != "timeout":
+            log_tail = (root / "agent.log").read_text(errors="replace")[-300:]
+            detail = f"{finished.detail} | {log_tail!r}" if finished.detail else repr(log_tail)
+        else:
+            detail = finished.detail
+    return Attempt(
+        arm=arm,
+        task=task.name,
+        kind=task.kind,
+        fixed=fixed,
+        outcome=finished.outcome,
+        detail=detail,
+        seconds=round(finished.seconds, 1),
+        requests=len(exchanges),
+        unfinished_requests=sum(not e.finished for e in exchanges),
+        prompt_tokens=sum(e.prompt_tokens for e in exchanges),
+        processed_tokens=sum(e.processed_tokens for e in exchanges),
+        cached_tokens=sum(e.cached_tokens for e in exchanges),
+        completion_tokens=sum(e.completion_tokens for e in exchanges),
+        longest_request_s=round(max((e.seconds for e in exchanges), default=0.0), 1),
+    )
+
+
+def summarize(arm: str, attempts: Sequence[Attempt]) -> ArmSummary:
+    mine = [a for a in attempts if a.arm == arm]
+    fixed = sum(a.fixed for a in mine)
+    prompt = sum(a.prompt_tokens for a in mine)
+    walls = [a.seconds for a in mine] or [0.0]
+    return ArmSummary(
+        arm=arm,
+        tasks=len(mine),
+        fixed=fixed,
+        requests=sum(a.requests for a in mine),
+        unfinished_requests=sum(a.unfinished_requests for a in mine),
+        prompt_tokens=prompt,
+        processed_tokens=sum(a.processed_tokens for a in mine),
+        cached_tokens=sum(a.cached_tokens for a in mine),
+        completion_tokens=sum(a.completion_tokens for a in mine),
+        prompt_tokens_per_fixed=round(prompt / fixed, 1) if fixed else None,
+        wall_median_s=round(statistics.median(walls), 1),
+        wall_max_s=round(max(walls), 1),
+        longest_request_s=max((a.longest_request_s for a in mine), default=0.0),
+        outcomes=dict(Counter(_verdict(a) for a in mine)),
+    )
+
+
+def _verdict(done: Attempt) -> str:
+    return f"{'fixed' if done.fixed else 'not fixed'} ({done.outcome})"
+
+
+def run(
+    model: str, count: int | None, arms: Sequence[str], names: Sequence[str] = ()
+) -> EffectReport:
+    started = time.perf_counter()
+    started_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    tasks = choose_tasks(count, names)
+    checks = [check_task(task) for task in tasks]
+    unsound = tuple(c.task for c in checks if not c.sound)
+    tasks = [t for t, c in zip(tasks, checks, strict=True) if c.sound]
+    aider = ensure_aider() if any(a.startswith("aider") for a in arms) else Path("aider")
+    install = find_coder(model)
+    options = LlamaOptions(tools_template=False, max_predict=-1, seed=SEED, temperature=TEMPERATURE)
+    log = Path(tempfile.mkdtemp(prefix="rune-effect-")) / "llama-server.log"
+    attempts: list[Attempt] = []
+    with (
+        LlamaServer(install, log=log, options=options) as server,
+        CountingProxy(f"http://127.0.0.1:{server.port}") as proxy,
+    ):
+        endpoint = Endpoint(proxy.base_url, install.alias)
+        for task in tasks:
+            for arm in arms:
+                done = attempt(arm, task, endpoint, proxy, aider)
+                attempts.append(done)
+                print(_line(done), file=sys.stderr, flush=True)
+    return EffectReport(
+        model=model,
+        started_at=started_at,
+        elapsed_s=round(time.perf_counter() - started, 1),
+        arms=tuple(arms),
+        tasks=tuple(t.name for t in tasks),
+        unsound=unsound,
+        summaries=tuple(summarize(arm, attempts) for arm in arms),
+        attempts=tuple(attempts),
+    )
+
+
+def _line(done: Attempt) -> str:
+    verdict = "FIXED" if done.fixed else "not fixed"
+    return (
+        f"[effect] {done.task} {done.arm}: {verdict} ({done.outcome}) {done.seconds:.0f} s, "
+        f"{done.requests} requests, {done.prompt_tokens} prompt ({done.cached_tokens} cached), "
+        f"{done.completion_tokens} completion"
+    )
+
+
+def validate_arms(chosen: Sequence[str]) -> list[str]:
+    unknown = [a for a in chosen if a not in ARMS]
+    if unknown:
+        raise ValueError(f"unknown arms {', '.join(unknown)}; choose from {', '.join(ARMS)}")
+    return list(chosen)
+
+
+__all__ = ["ARMS", "EffectReport", "Exchange", "run", "validate_arms"]

@@ -1,0 +1,3 @@
+def dedupe(items):
+    """Return items without repeats, keeping the first occurrence of each, in order."""
+    return list(set(items))

@@ -1,0 +1,6 @@
+from prog import median
+
+
+def test_median():
+    assert median([3, 1, 2]) == 2
+    assert median([4, 1, 3, 2]) == 2.5

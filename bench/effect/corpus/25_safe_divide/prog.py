@@ -1,0 +1,6 @@
+def safe_divide(a, b):
+    """Return a / b, or None when b is zero."""
+    try:
+        return a / b
+    except ValueError:
+        return None

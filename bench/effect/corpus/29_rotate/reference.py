@@ -1,0 +1,6 @@
+def rotate_right(items, k):
+    """Return items rotated right by k places (k may exceed the length)."""
+    if not items:
+        return []
+    k %= len(items)
+    return items[-k:] + items[:-k]

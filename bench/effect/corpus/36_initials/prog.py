@@ -1,0 +1,3 @@
+def initials(full_name):
+    """Return the upper-case initials of a name: "ada king lovelace" -> "AKL"."""
+    return "".join(part[-1].upper() for part in full_name.split())
