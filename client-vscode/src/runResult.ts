@@ -118,7 +118,9 @@ export function notificationFor(result: RunResult): ResultNotification {
     case "completed":
       return {
         severity: result.verified === false ? "warning" : "info",
-        text: `Rune completed${tail}: ${answer || "(no answer)"}`,
+        // The server's words (rune_lsp/runner/summary.py): an answer without a change must not
+        // read as if something was fixed.
+        text: `Rune completed${proposedNothing(result.edits) ? ` · ${NO_CHANGE}` : ""}${tail}: ${answer || "(no answer)"}`,
         hasReceipt,
       };
     case "incomplete":
@@ -144,6 +146,13 @@ export function notificationFor(result: RunResult): ResultNotification {
  * `1 edit: 1 applied`, `2 edits: …; 1 command run`; empty when the run proposed none.
  * A `run_command` is reported as a command (run or not), never as an edit.
  */
+/** What the server's run summary says of a run that proposed no file change. */
+export const NO_CHANGE = "no change proposed";
+
+function proposedNothing(all: readonly EditRecord[]): boolean {
+  return all.every((edit) => edit.tool === "run_command");
+}
+
 export function editSummary(all: readonly EditRecord[]): string {
   const commands = all.filter((edit) => edit.tool === "run_command");
   const edits = all.filter((edit) => edit.tool !== "run_command");

@@ -262,7 +262,7 @@ describe("Rune in VS Code", () => {
     await toast.waitFor({ timeout: STEP_TIMEOUT });
     assert.equal(
       (await toast.locator(".notification-list-item-message").innerText()).trim(),
-      `Rune completed: ${CODE_ACTION_ANSWER}`,
+      `Rune completed · no change proposed: ${CODE_ACTION_ANSWER}`,
     );
   }));
 
@@ -298,7 +298,7 @@ describe("Rune in VS Code", () => {
     await toast.waitFor({ timeout: STEP_TIMEOUT });
     assert.equal(
       (await toast.locator(".notification-list-item-message").innerText()).trim(),
-      "Rune completed (1 command: 1 run): The check prints its greeting.",
+      "Rune completed · no change proposed (1 command: 1 run): The check prints its greeting.",
     );
     await toast.locator(".monaco-button", { hasText: "Open Rune View" }).click();
     const view = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");

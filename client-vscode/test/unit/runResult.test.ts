@@ -72,7 +72,7 @@ describe("notificationFor", () => {
   it("completed with a failing check is a warning", () => {
     const note = notificationFor(result({ verified: false, edits: [] }));
     assert.equal(note.severity, "warning");
-    assert.equal(note.text, "Rune completed (check failed): Fixed the greeting.");
+    assert.equal(note.text, "Rune completed · no change proposed (check failed): Fixed the greeting.");
   });
 
   it("failed and incomplete say why and how many steps", () => {
@@ -114,7 +114,7 @@ describe("editSummary", () => {
 describe("notificationFor, the answer", () => {
   it("shows only the answer's first line: the Rune view has the rest", () => {
     const note = notificationFor(result({ edits: [], answer: "Fixed it.\n\n```py\nx = 1\n```" }));
-    assert.equal(note.text, "Rune completed: Fixed it.");
+    assert.equal(note.text, "Rune completed · no change proposed: Fixed it.");
   });
 
   it("reads each edit's detail and the tool calls", () => {
