@@ -45,3 +45,23 @@ def strip_terminator(line: str) -> str:
     if line.endswith(("\n", "\r")):
         return line[:-1]
     return line
+
+
+#: The numbering `read_file` and the task's excerpt put before each line (`   12 | code`),
+#: which small models copy into the text they send back.
+_COPIED_NUMBER = re.compile(r"^[ \t]*\d+ \|(?: |$)")
+
+
+def without_copied_numbers(lines: list[str]) -> list[str] | None:
+    """`lines` without their `N | ` prefixes when every non-blank one has one, else None."""
+    if not any(line.strip() for line in lines):
+        return None
+    if not all(_COPIED_NUMBER.match(line) for line in lines if line.strip()):
+        return None
+    return [_COPIED_NUMBER.sub("", line, count=1) if line.strip() else line for line in lines]
+
+
+def strip_copied_numbers(text: str) -> str | None:
+    """`text` without copied `N | ` prefixes (see `without_copied_numbers`), else None."""
+    lines = without_copied_numbers(split_lines(text))
+    return None if lines is None else "".join(lines)

@@ -19,13 +19,13 @@ Pure: the caller supplies the file's current text.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from itertools import pairwise
 from pathlib import PurePath
 
+from rune_lsp.lines import without_copied_numbers
 from rune_lsp.loop.fences import fenced_blocks, speaks
 from rune_lsp.loop.outline import Definition, children, definitions, indent_of, top_level
 
@@ -33,9 +33,6 @@ from rune_lsp.loop.outline import Definition, children, definitions, indent_of, 
 WHOLE_FILE_SHARE = 0.6
 #: Anchor tier: how alike the lines between the anchors and the block must be (0..1).
 ANCHOR_LIKENESS = 0.5
-
-#: The excerpt's `   12 | code` numbering, which small models copy into their blocks.
-_NUMBERED = re.compile(r"^[ \t]*\d+ \|(?: |$)")
 
 
 @dataclass(frozen=True)
@@ -268,8 +265,7 @@ def _place_by_anchors(block: list[str], file: list[str], shown: str) -> list[_Re
 def _normalized(lines: tuple[str, ...]) -> list[str]:
     """The block's lines without trailing spaces, copied line numbers or blank edges."""
     body = [line.rstrip() for line in lines]
-    if any(body) and all(_NUMBERED.match(line) for line in body if line.strip()):
-        body = [_NUMBERED.sub("", line, count=1) if line.strip() else "" for line in body]
+    body = without_copied_numbers(body) or body
     while body and not body[0].strip():
         body.pop(0)
     while body and not body[-1].strip():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 
+from rune_lsp.lines import strip_copied_numbers
 from rune_lsp.loop.state import PreparedEdit
 from rune_lsp.tools.context import ToolContext
 from rune_lsp.tools.errors import ToolError
@@ -31,6 +32,10 @@ def prepare_edit(
         raise ToolError(f"{shown} does not exist. Use write_file to create it.")
     old, new = args.old_text, args.new_text
     positions = find_all(current, old)
+    if not positions and (unnumbered := strip_copied_numbers(old)) is not None:
+        # Small models copy read_file's `  12 | ` numbering into old_text (and new_text).
+        old, new = unnumbered, strip_copied_numbers(new) or new
+        positions = find_all(current, old)
     if not positions and "\r\n" in current and "\r" not in old:
         # The model writes `\n`; a CRLF file is edited with its own line endings.
         old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")

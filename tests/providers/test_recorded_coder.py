@@ -73,6 +73,12 @@ async def test_the_turn_is_what_the_model_sent(directory: Path, recording: Recor
 
     turn = await replay(directory, recording)
 
+    if turn.cut is not None and turn.cut.reason == "repetition":
+        # The stream repeats itself: the provider stops reading early, so the turn holds the
+        # head of what the model sent (providers/stream_limits.py).
+        assert turn.text and expected.text.startswith(turn.text)
+        assert len(turn.text) < len(expected.text)
+        return
     assert turn.text == expected.text
     assert [(c.name, c.arguments) for c in turn.tool_calls] == list(expected.calls)
     assert turn.finish_reason == expected.finish_reason
@@ -129,5 +135,9 @@ async def test_an_answer_cut_at_the_cap_is_still_a_turn(
 ) -> None:
     turn = await replay(directory, recording)
 
-    assert turn.finish_reason == "length"
-    assert turn.usage.completion_tokens == CODER_MAX_PREDICT
+    # Cut either way: by the server at its output cap, or earlier by the repetition cut when
+    # what ran on to the cap was the model repeating itself.
+    assert turn.cut is not None and turn.cut.reason in ("length", "repetition")
+    if turn.cut.reason == "length":
+        assert turn.finish_reason == "length"
+        assert turn.usage.completion_tokens == CODER_MAX_PREDICT

@@ -80,3 +80,11 @@ def test_line_end_treats_crlf_as_one_terminator() -> None:
 )
 def test_strip_terminator(line: str, content: str) -> None:
     assert strip_terminator(line) == content
+
+
+def test_copied_numbers_are_stripped_only_when_every_line_has_one() -> None:
+    from rune_lsp.lines import strip_copied_numbers
+
+    assert strip_copied_numbers("   9 | x = 1\n  10 |\n  11 |     y\n") == "x = 1\n\n    y\n"
+    assert strip_copied_numbers("9 | x = 1\ny = 2\n") is None
+    assert strip_copied_numbers("") is None

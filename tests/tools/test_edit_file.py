@@ -119,3 +119,28 @@ async def test_edit_outside_is_denied(tools: WorkspaceTools, ws: Path) -> None:
         f"Access denied: /etc/hosts is outside allowed write directories: ['{ws}']. "
         "Write inside one of those directories instead."
     )
+
+
+async def test_line_numbers_copied_from_the_excerpt_are_dropped(
+    tools: WorkspaceTools, ws: Path
+) -> None:
+    """Qwen2.5-Coder-0.5B, live: it sent old_text "1 | def add(a, b):" for app.py's first line,
+    the numbering of the task's excerpt copied along (tests/live/test_coder_live.py)."""
+    write(ws, "app.py", "def add(a, b):\n    return a - b\n")
+    edit = await _prepare(
+        tools,
+        path="app.py",
+        old_text="1 | def add(a, b):\n2 |     return a - b",
+        new_text="1 | def add(a, b):\n2 |     return a + b",
+    )
+    assert isinstance(edit, PreparedEdit)
+    assert edit.new_text == "def add(a, b):\n    return a + b\n"
+
+
+async def test_text_that_really_holds_numbers_is_matched_as_written(
+    tools: WorkspaceTools, ws: Path
+) -> None:
+    write(ws, "table.md", "1 | one\n2 | two\n")
+    edit = await _prepare(tools, path="table.md", old_text="2 | two", new_text="2 | deux")
+    assert isinstance(edit, PreparedEdit)
+    assert edit.new_text == "1 | one\n2 | deux\n"
