@@ -36,9 +36,11 @@ BINARY_ENV = "RUNE_LLAMA_SERVER"
 MODEL_ENV = "RUNE_LLAMA_MODEL"
 NOT_BUILT = "llama-server not built: run scripts/llama-server build"
 NO_MODEL = "model not installed: run scripts/llama-server model"
-#: Which coding model the live tier runs (`qwen-0.5b`, the CI default, or `qwen-1.5b`).
+#: Which coding model the live tier runs: `qwen-1.5b` (the CI default, and the `local`
+#: provider's), or `qwen-0.5b`. At the fixed seed the 0.5B answers the seeds' add() task with
+#: an edit that does not fix it (it puts `return a - b` on the `def` line); the 1.5B fixes it.
 CODER_ENV = "RUNE_LIVE_CODER"
-DEFAULT_CODER = "qwen-0.5b"
+DEFAULT_CODER = "qwen-1.5b"
 #: A coding task (file, tool schemas, a few turns) does not fit SmolLM2's 4k.
 CODER_CONTEXT = 8192
 #: Two threads for the coding model: one thread halves its speed, and while a turn is generated
@@ -83,7 +85,7 @@ def find_install() -> LlamaInstall:
 
 
 def find_coder(name: str | None = None) -> LlamaInstall:
-    """The binary and a fetched Qwen2.5-Coder (env `RUNE_LIVE_CODER`, default qwen-0.5b)."""
+    """The binary and a fetched Qwen2.5-Coder (env `RUNE_LIVE_CODER`, default qwen-1.5b)."""
     chosen = name or os.environ.get(CODER_ENV) or DEFAULT_CODER
     spec = modelfetch.CATALOGUE.get(chosen)
     if spec is None:

@@ -1,5 +1,5 @@
-"""The seeds' acceptance scenario on a real coding model: Qwen2.5-Coder-Instruct (0.5B in CI,
-`RUNE_LIVE_CODER=qwen-1.5b` for the larger one) on llama-server, through the language server.
+"""The seeds' acceptance scenario on a real coding model: Qwen2.5-Coder-Instruct (1.5B in CI,
+`RUNE_LIVE_CODER=qwen-0.5b` for the smaller one) on llama-server, through the language server.
 
 `app.py` holds `add` returning `a - b`; the user asks "add(2, 3) returns -1 instead of 5. Fix
 the bug." from a VS Code-like editor and accepts every edit. The run must end with the fix on
