@@ -18,7 +18,7 @@ from rune_lsp.cli.options import settings_from
 from rune_lsp.cli.report import render_result, result_json
 from rune_lsp.cli.target import OpenedTarget, open_target, parse_target
 from rune_lsp.cli.terminal import AnswerSource, StdinAnswers, use_color
-from rune_lsp.loop.state import RunResult
+from rune_lsp.loop.state import Outcome, RunResult
 from rune_lsp.loop.task import FixTask
 from rune_lsp.settings import Settings
 from rune_lsp.store.scrub import secrets_in, use_secrets
@@ -88,12 +88,7 @@ async def fix(
         tools.task_text(request.opened.target.path)
     except ToolError as exc:  # AccessDenied, or the file went away since it was opened
         err.write(f"rune-lsp fix {shown}: refused: {exc}\n")
-        return RunResult(
-            run_id=run_id,
-            outcome="failed",
-            error=str(exc),
-            iteration_budget=settings.max_iterations,
-        )
+        return _not_run(run_id, "failed", str(exc), settings)
     interrupt = Interrupt(err)
     hooks, bar = hooks_for(err)
     model = make_model(settings, local=hooks, protocols=ProtocolMemory(settings.resolved_state_dir))
@@ -110,20 +105,15 @@ async def fix(
                 current = asyncio.current_task()
                 if current is not None and current.cancelling():
                     raise
-                return RunResult(
-                    run_id=run_id,
-                    outcome="cancelled",
-                    error="cancelled while the local model was being set up",
-                    iteration_budget=settings.max_iterations,
+                return _not_run(
+                    run_id,
+                    "cancelled",
+                    "cancelled while the local model was being set up",
+                    settings,
                 )
             except ModelError as exc:
                 err.write(f"rune-lsp fix {shown}: the local model could not start: {exc}\n")
-                return RunResult(
-                    run_id=run_id,
-                    outcome="failed",
-                    error=str(exc),
-                    iteration_budget=settings.max_iterations,
-                )
+                return _not_run(run_id, "failed", str(exc), settings)
             finally:
                 bar.finish()
             # The receipt names what actually ran: the local model and the port it got.
@@ -230,9 +220,14 @@ async def _result_of(run: asyncio.Future[RunResult], run_id: str, settings: Sett
             raise  # we are being cancelled ourselves, not just the run
         # The driver turns a cancel into a result with a receipt, and a cancelled check is
         # absorbed by InterruptibleCheck; this is the last resort, not the usual path.
-        return RunResult(
-            run_id=run_id,
-            outcome="cancelled",
-            error="the run was cancelled before it could report its result",
-            iteration_budget=settings.max_iterations,
+        return _not_run(
+            run_id, "cancelled", "the run was cancelled before it could report its result", settings
         )
+
+
+def _not_run(run_id: str, outcome: Outcome, error: str, settings: Settings) -> RunResult:
+    """The result of a run that ended before its first model turn (refused, or its local
+    model could not start)."""
+    return RunResult(
+        run_id=run_id, outcome=outcome, error=error, iteration_budget=settings.max_iterations
+    )
