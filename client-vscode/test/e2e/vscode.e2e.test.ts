@@ -70,6 +70,9 @@ describe("Rune in VS Code", () => {
         "rune.provider": "ollama",
         "rune.baseUrl": `http://127.0.0.1:${port}`,
         "rune.model": "qwen3:14b",
+        // The script answers each run's turns in order: native tools, so a prose answer ends
+        // its run instead of meeting the coaching turn (which would take the next reply).
+        "rune.nativeTools": true,
         // Not declared by the extension: undeclared keys of the section reach the server too.
         "rune.stateDir": harness.stateDir,
       }),
