@@ -23,7 +23,9 @@ pytestmark = pytest.mark.live
 
 SPECS = [tool.spec for tool in TOOLS]
 DEFINITIONS = {tool.spec.name: tool for tool in TOOLS}
-FINISH_REASONS = {"stop", "length", "tool_calls"}
+#: The server's reasons, plus "repetition": the provider's own cut of a stream that repeats
+#: itself (providers/stream_limits.py), which a tiny model like SmolLM2 does readily.
+FINISH_REASONS = {"stop", "length", "tool_calls", "repetition"}
 TURNS_IN_A_ROW = 12
 
 
@@ -127,7 +129,8 @@ async def test_many_streamed_turns_on_one_connection_all_answer(start_llama: Sta
     # llama.cpp's server closes a kept-alive connection after a few streamed answers without
     # saying so; before the provider sent such a request again, one turn in a handful failed.
     short = start_llama(LlamaOptions(max_predict=30))
-    model = make_model(settings_for(short))
+    # Each request names its own output cap now (`maxOutputTokens`), over the server's `-n`.
+    model = make_model(settings_for(short).model_copy(update={"max_output_tokens": 30}))
     try:
         turns = [
             await model.chat([Message(role="user", content=f"Count to {n}.")], [])
