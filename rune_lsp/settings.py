@@ -19,6 +19,7 @@ from pydantic.alias_generators import to_camel
 
 from rune_lsp.interface import MAX_ITERATIONS
 from rune_lsp.store.scrub import scrub_shown
+from rune_lsp.text_clip import shorten
 
 ProviderName = Literal["ollama", "openai", "local"]
 LocalModelName = Literal["qwen-1.5b", "qwen-0.5b"]
@@ -245,6 +246,4 @@ def load_settings(
 
 def _describe(message: str, value: Any) -> str:
     shown = scrub_shown(repr(value))  # a rejected baseUrl may still carry a password
-    if len(shown) > 60:
-        shown = shown[:57] + "..."
-    return f"{message}: got {shown}"
+    return f"{message}: got {shorten(shown, 60)}"

@@ -22,6 +22,7 @@ from rune_lsp.loop.state import (
     RunState,
 )
 from rune_lsp.review.diff import colorize, unified_diff
+from rune_lsp.text_clip import shorten
 
 #: The model's words next to a change can be long; the diff is what the user decides on.
 MAX_REASON_SHOWN = 800
@@ -85,9 +86,7 @@ class TerminalReviewer:
         lines = [f"\n[{position}/{len(state.pending)}] {label}\n"]
         reason = change.reason.strip()
         if reason:
-            if len(reason) > MAX_REASON_SHOWN:
-                reason = reason[: MAX_REASON_SHOWN - 3] + "..."
-            lines.append(f"{reason}\n")
+            lines.append(f"{shorten(reason, MAX_REASON_SHOWN)}\n")
         if isinstance(change, PreparedEdit):
             lines.append(self._diff(change))
         else:
@@ -121,7 +120,7 @@ class TerminalReviewer:
     def _target(self, change: PreparedChange) -> str:
         if isinstance(change, PreparedEdit):
             return relative_to_root(change.path, self._root)
-        return change.command if len(change.command) <= 60 else change.command[:57] + "..."
+        return shorten(change.command, 60)
 
     def _target_dir(self, command: PreparedCommand) -> str:
         shown = relative_to_root(command.cwd, self._root)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from rune_lsp.localmodel.progress import Cancel, ProvisionCancelled
+from rune_lsp.text_clip import tail_lines
 
 _POLL = 0.2
 
@@ -96,7 +97,7 @@ def tail(path: Path, lines: int = 8) -> str:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
-    return "\n".join(text.strip().splitlines()[-lines:])
+    return tail_lines(text, lines)
 
 
 def environ_with(**changes: str) -> dict[str, str]:

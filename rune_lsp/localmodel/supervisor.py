@@ -29,6 +29,7 @@ from rune_lsp.localmodel.errors import PortTaken, ServerFailed
 from rune_lsp.localmodel.lock import exclusive
 from rune_lsp.localmodel.proc import tail
 from rune_lsp.localmodel.progress import Cancel, Progress, ProvisionCancelled, Step
+from rune_lsp.text_clip import tail_lines
 
 HOST = "127.0.0.1"
 #: Loading a 1.1 GB model from a cold disk on a busy machine can take a while.
@@ -361,7 +362,7 @@ def _wait_healthy(child: subprocess.Popen[bytes], record: Record, cancel: Cancel
         if child.poll() is not None:
             log = tail(Path(record.log))
             if any(sign in log.lower() for sign in _BIND_FAILED):
-                raise PortTaken(f"port {record.port} on {HOST} is taken: {log.splitlines()[-1]}")
+                raise PortTaken(f"port {record.port} on {HOST} is taken: {tail_lines(log, 1)}")
             raise ServerFailed(
                 f"llama-server exited ({exit_status(child.pid)}) while starting; its log "
                 f"{record.log} ends:\n{log}"

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from rune_lsp.loop.normalize import MAX_CALLS_PER_TURN, canonical_json, over_cap_note
 from rune_lsp.loop.state import Message, ToolCall
+from rune_lsp.text_clip import clip
 
 DEFAULT_OUTPUT_CAP = 12_000
 DEFAULT_CONTEXT_LENGTH = 8_192
@@ -31,17 +32,16 @@ MESSAGE_OVERHEAD_TOKENS = 4
 #: short texts keep each old call readable for what it was.
 KEPT_ARGUMENT_CHARS = 200
 
+_CAPPED = (
+    "\n[output truncated: showed the first {kept} of {total} characters. Ask for less to see "
+    "the rest, e.g. read_file with a narrower start_line/end_line range, or a more specific "
+    "search pattern.]"
+)
+
 
 def cap_output(content: str, cap: int = DEFAULT_OUTPUT_CAP) -> str:
     """At most `cap` characters of `content`, with a note on how to get the rest."""
-    if len(content) <= cap:
-        return content
-    return (
-        content[:cap]
-        + f"\n[output truncated: showed the first {cap} of {len(content)} characters. "
-        "Ask for less to see the rest, e.g. read_file with a narrower start_line/end_line "
-        "range, or a more specific search pattern.]"
-    )
+    return clip(content, cap, marker=_CAPPED)
 
 
 def estimate_tokens(text: str) -> int:

@@ -15,6 +15,7 @@ from rune_lsp.loop.state import (
     Reject,
     ToolOutcome,
 )
+from rune_lsp.text_clip import shorten
 
 #: EditRecord.detail is a short note for the run result, not the model's full result.
 MAX_DETAIL = 300
@@ -72,7 +73,7 @@ def final_record(change: PreparedChange, outcome: ToolOutcome, detail: str = "")
         tool=change.tool,
         path=target_of(change),
         status=final_status(outcome),
-        detail=_clip(detail or ("" if outcome.status == "ok" else outcome.content)),
+        detail=shorten(detail or ("" if outcome.status == "ok" else outcome.content), MAX_DETAIL),
     )
 
 
@@ -85,7 +86,3 @@ def final_status(outcome: ToolOutcome) -> EditStatus:
 
 def _with(content: str, detail: str) -> str:
     return f"{content} {detail}" if detail else content
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= MAX_DETAIL else text[: MAX_DETAIL - 3] + "..."

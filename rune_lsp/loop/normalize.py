@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from rune_lsp.loop.ports import ToolDefinition
 from rune_lsp.loop.state import RawToolCall, ToolCall
+from rune_lsp.text_clip import shorten
 
 #: Provider ids longer than this are replaced: they end up in every later request.
 MAX_ID_LENGTH = 64
@@ -139,14 +140,15 @@ def normalize_call(
 
 
 def unknown_tool_message(name: str, tools: Mapping[str, ToolDefinition]) -> str:
-    problem = f"unknown tool '{_clip(name)}'" if name else "the tool call has no tool name"
+    if not name:
+        return _name_problem("the tool call has no tool name", tools)
+    problem = f"unknown tool '{shorten(name, _SHOWN_INPUT)}'"
     return _name_problem(problem, tools)
 
 
 def bad_name_message(name: Any, tools: Mapping[str, ToolDefinition]) -> str:
-    problem = (
-        f"the tool name must be a string, got {_json_type(name)} ({_clip(canonical_json(name))})"
-    )
+    shown = shorten(canonical_json(name), _SHOWN_INPUT)
+    problem = f"the tool name must be a string, got {_json_type(name)} ({shown})"
     return _name_problem(problem, tools)
 
 
@@ -170,7 +172,7 @@ def _parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
         except json.JSONDecodeError as exc:
             return None, (
                 f"they are not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}): "
-                f"{_clip(text)}. Send the arguments as one JSON object"
+                f"{shorten(text, _SHOWN_INPUT)}. Send the arguments as one JSON object"
             )
         if isinstance(parsed, dict):
             return {str(key): value for key, value in parsed.items()}, None
@@ -196,7 +198,7 @@ def format_validation_error(name: str, exc: ValidationError) -> str:
         field = ".".join(str(part) for part in error["loc"]) or "(arguments)"
         problem = error["msg"]
         if error["type"] != "missing":
-            problem += f" (got {_clip(repr(error.get('input')))})"
+            problem += f" (got {shorten(repr(error.get('input')), _SHOWN_INPUT)})"
         lines.append(f"- {field}: {problem}")
     return (
         f"Error: invalid arguments for {name}:\n"
@@ -219,7 +221,3 @@ def _json_type(value: Any) -> str:
     if value is None:
         return "null"
     return type(value).__name__
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= _SHOWN_INPUT else text[: _SHOWN_INPUT - 3] + "..."

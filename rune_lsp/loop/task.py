@@ -9,6 +9,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from rune_lsp.lines import line_texts
+from rune_lsp.text_clip import clip
 
 DEFAULT_INSTRUCTION = "Fix the problem at this range."
 #: Lines of context shown around the range, so the model rarely needs a first read_file.
@@ -67,8 +68,7 @@ class FixTask(BaseModel):
             first = max(0, self.start_line - CONTEXT_LINES)
             last = min(len(lines) - 1, end + CONTEXT_LINES)
         shown = "\n".join(f"{n + 1:>5} | {lines[n]}" for n in range(first, last + 1))
-        if len(shown) > MAX_EXCERPT_CHARS:
-            shown = shown[:MAX_EXCERPT_CHARS] + "\n[excerpt cut; use read_file for more]"
+        shown = clip(shown, MAX_EXCERPT_CHARS, marker="\n[excerpt cut; use read_file for more]")
         return (
             f"Excerpt (lines {first + 1}-{last + 1} of {len(lines)}; "
             f"use read_file for the rest):\n{shown}"

@@ -9,6 +9,7 @@ notice saying why it was cut and how to answer instead.
 from __future__ import annotations
 
 from rune_lsp.loop.state import TurnCut
+from rune_lsp.text_clip import clip
 
 #: Characters of a cut answer kept in the history: a degenerate one is mostly repetition, and
 #: every later request carries what is kept.
@@ -22,9 +23,7 @@ _ADVICE = (
 
 def kept_text(text: str) -> str:
     """The part of a cut answer the history keeps."""
-    if len(text) <= KEPT_CUT_TEXT:
-        return text
-    return text[:KEPT_CUT_TEXT] + f"\n[... {len(text) - KEPT_CUT_TEXT:,} more characters cut]"
+    return clip(text, KEPT_CUT_TEXT)
 
 
 def cut_error(cut: TurnCut) -> str:

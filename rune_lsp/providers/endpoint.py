@@ -25,6 +25,7 @@ from rune_lsp.providers.errors import (
     StreamCutError,
 )
 from rune_lsp.settings import ProviderName, Settings
+from rune_lsp.text_clip import shorten
 
 _REDACTED = "***"
 # Server messages are quoted for the user, not dumped: a proxy's HTML error page is long.
@@ -84,10 +85,7 @@ class Endpoint:
 
     def quote(self, text: str) -> str:
         """A server's own words, bounded and redacted, for inclusion in a message."""
-        text = " ".join(text.split())
-        if len(text) > _MAX_QUOTE:
-            text = text[: _MAX_QUOTE - 3] + "..."
-        return self.redact(text)
+        return self.redact(shorten(" ".join(text.split()), _MAX_QUOTE))
 
     # --- failures ---------------------------------------------------------------------------
 

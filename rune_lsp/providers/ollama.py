@@ -9,7 +9,8 @@ from typing import Any
 
 from rune_lsp.loop.state import Message, ModelCapabilities, ModelTurn, ToolSpec
 from rune_lsp.providers import ollama_wire as wire
-from rune_lsp.providers.transport import HttpProvider, LineReader
+from rune_lsp.providers.line_reader import LineReader
+from rune_lsp.providers.transport import HttpProvider
 
 #: The window asked of Ollama when the `contextLength` setting is unset (tokens).
 OLLAMA_DEFAULT_WINDOW = 8_192

@@ -14,9 +14,10 @@ from rune_lsp.loop.ports import ModelError
 from rune_lsp.loop.state import Message, ModelCapabilities, ModelTurn, ToolSpec
 from rune_lsp.providers import openai_wire as wire
 from rune_lsp.providers.errors import ProviderTimeoutError, ProviderUnreachableError
+from rune_lsp.providers.line_reader import LineReader
 from rune_lsp.providers.sse import SseDecoder
 from rune_lsp.providers.stream_limits import MAX_LINE_BYTES
-from rune_lsp.providers.transport import HttpProvider, LineReader
+from rune_lsp.providers.transport import HttpProvider
 
 _MISSING_MODEL = re.compile(
     r"model\b.*\b(not found|does not exist|not exist|not a valid|unknown|no such)"

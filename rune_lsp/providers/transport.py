@@ -1,7 +1,8 @@
 """What both wire formats share: the HTTP client, deadlines, error translation, capability cache.
 
 A provider subclass supplies only what differs between servers: how to discover capabilities,
-how to list models, and how it words a missing model.
+how to list models, and how it words a missing model. What an error answer says is read in
+`error_reply`; a streamed answer is read line by line with `line_reader.LineReader`.
 """
 
 from __future__ import annotations
@@ -10,12 +11,10 @@ import asyncio
 import functools
 import json
 import math
-import re
 import ssl
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 import httpx
@@ -24,23 +23,20 @@ from rune_lsp.loop.context_budget import ANSWER_RESERVE, DEFAULT_CONTEXT_LENGTH
 from rune_lsp.loop.ports import ModelError, ToolsUnsupportedError
 from rune_lsp.loop.state import Message, ModelCapabilities, ModelTurn, ToolSpec
 from rune_lsp.providers.endpoint import Endpoint
+from rune_lsp.providers.error_reply import (
+    ErrorReply,
+    read_error_reply,
+    refuses_tools,
+    server_message,
+)
 from rune_lsp.providers.stream_limits import MAX_LINE_BYTES
 from rune_lsp.settings import DEFAULT_MAX_OUTPUT_TOKENS, Settings
+from rune_lsp.text_clip import shorten
 
-# Servers word a refused `tools` field in many ways, but always name tools (or function
-# calling) and a refusal; a 400 about, say, a bad `tool_call_id` is no refusal of tools.
-_TOOLS_WORDING = re.compile(r"\btools?\b|tool[_ ]?choice|tool[_ ]?call|function[_ -]?call", re.I)
 #: httpcore's words for a connection closed before any byte of an answer arrived.
 _NO_ANSWER = "Server disconnected without sending a response"
-_REFUSAL_WORDING = re.compile(
-    r"not support|unsupported|requires|not enabled|not available|not allowed|--jinja", re.I
-)
-
-#: An error body is only quoted (a few hundred characters): no need to hold a large one.
-_MAX_ERROR_BYTES = 1 << 20
 #: Never ask for fewer tokens than this, however small the window: an edit must fit.
 _MIN_OUTPUT_TOKENS = 256
-_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
 
 _In = TypeVar("_In")
 _Out = TypeVar("_Out")
@@ -60,15 +56,6 @@ def fitted_output_tokens(context_length: int | None) -> int:
     context = context_length or DEFAULT_CONTEXT_LENGTH
     reserve = math.ceil(context * ANSWER_RESERVE)
     return max(_MIN_OUTPUT_TOKENS, min(DEFAULT_MAX_OUTPUT_TOKENS, reserve))
-
-
-@dataclass(frozen=True)
-class ErrorReply:
-    """An HTTP error answer, read in full."""
-
-    status: int
-    text: str
-    retry_after: float | None
 
 
 class HttpProvider(ABC):
@@ -205,7 +192,7 @@ class HttpProvider(ABC):
 
     async def _status_error(self, reply: ErrorReply, *, sent_tools: bool) -> ModelError:
         message = server_message(reply.text)
-        if sent_tools and reply.status in (400, 422) and _refuses_tools(message):
+        if sent_tools and reply.status in (400, 422) and refuses_tools(message):
             return self._tools_refused(message)
         if self._is_missing_model(reply.status, message):
             return self.endpoint.model_not_found(await self._models_or_none())
@@ -249,7 +236,7 @@ class HttpProvider(ABC):
         response = await self._send("POST", path, body, stream=True)
         try:
             if response.is_error:
-                reply = await self._error_reply(response)
+                reply = await read_error_reply(response)
                 raise await self._status_error(reply, sent_tools=sent_tools)
             yield response
         finally:
@@ -267,7 +254,7 @@ class HttpProvider(ABC):
         response = await self._send(method, path, body, stream=True)
         try:
             if response.is_error:
-                reply = await self._error_reply(response)
+                reply = await read_error_reply(response)
                 raise await self._status_error(reply, sent_tools=sent_tools)
             text = await self.read_text(response)
         finally:
@@ -282,18 +269,6 @@ class HttpProvider(ABC):
             if len(body) > limit:
                 raise self.endpoint.answer_too_large(limit)
         return body.decode(response.encoding or "utf-8", errors="replace")
-
-    async def _error_reply(self, response: httpx.Response) -> ErrorReply:
-        body = bytearray()
-        async for chunk in response.aiter_bytes():
-            body += chunk
-            if len(body) > _MAX_ERROR_BYTES:
-                break  # quoted only in part anyway
-        return ErrorReply(
-            status=response.status_code,
-            text=body.decode(response.encoding or "utf-8", errors="replace"),
-            retry_after=_retry_after(response.headers.get("retry-after")),
-        )
 
     async def _get_json(self, path: str) -> Any:
         """A GET whose answer is one JSON document, as a whole provider call."""
@@ -328,77 +303,10 @@ class HttpProvider(ABC):
         try:
             return parse(data)
         except ValueError:
-            raise self.endpoint.invalid_response(str(data)[:80]) from None
-
-
-def server_message(body: str) -> str:
-    """The message out of an error body: `{"error": {"message"}}`, `{"error": "..."}`
-    (Ollama, llama.cpp), `{"message"}` (vLLM) or `{"detail"}` (FastAPI); other bodies are
-    quoted as they came."""
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return body.strip()
-    if not isinstance(data, dict):
-        return body.strip()
-    error = data.get("error")
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return str(error["message"])
-    for value in (error, data.get("message"), data.get("detail")):
-        if isinstance(value, str) and value:
-            return value
-    return body.strip()
-
-
-def _refuses_tools(message: str) -> bool:
-    return bool(_TOOLS_WORDING.search(message) and _REFUSAL_WORDING.search(message))
+            raise self.endpoint.invalid_response(shorten(str(data), 80)) from None
 
 
 @functools.cache
 def _tls_context() -> ssl.SSLContext:
     # Loading the CA bundle takes tens of milliseconds; every provider can share one context.
     return httpx.create_ssl_context()
-
-
-class LineReader:
-    """The lines of a streamed body (without their breaks: `\n`, `\r\n` or `\r`), none
-    held longer than `limit` bytes: a longer one ends the reading with `overflowed` set, since
-    holding it would grow memory with whatever the server sends."""
-
-    def __init__(self, response: httpx.Response, limit: int = MAX_LINE_BYTES) -> None:
-        self._response = response
-        self._limit = limit
-        self.overflowed = False
-
-    async def __aiter__(self) -> AsyncIterator[str]:
-        buffer = bytearray()
-        async for chunk in self._response.aiter_bytes():
-            buffer += chunk
-            start = 0
-            for found in _LINE_BREAK.finditer(buffer):
-                if found.group() == b"\r" and found.end() == len(buffer):
-                    break  # maybe the first half of a `\r\n` split between chunks
-                yield _decoded(buffer[start : found.start()])
-                start = found.end()
-            del buffer[:start]
-            if len(buffer) > self._limit:
-                self.overflowed = True
-                return
-        if buffer:
-            yield _decoded(buffer.rstrip(b"\r"))
-
-
-def _decoded(line: bytes | bytearray) -> str:
-    # JSON wire formats are UTF-8; a broken byte must not end the answer.
-    return line.decode("utf-8", errors="replace")
-
-
-def _retry_after(value: str | None) -> float | None:
-    # Only the seconds form: an HTTP date would need a clock comparison for little benefit.
-    if value is None:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        return None
-    return seconds if seconds >= 0 else None

@@ -15,6 +15,7 @@ from rune_lsp.lines import split_lines, strip_terminator
 from rune_lsp.review.hunks import Hunk
 from rune_lsp.review.mode_b import hunk_span, last_line_of
 from rune_lsp.review.positions import Encoding, encoded_length
+from rune_lsp.text_clip import shorten
 
 #: Characters of a proposed line shown in a hint: it sits after the line it would replace.
 HINT_LIMIT = 80
@@ -35,7 +36,9 @@ def inlay_hints(hunk: Hunk, text: str, encoding: Encoding | None) -> list[InlayH
         return [_hint(end, _added(new))]
     hints: list[InlayHint] = []
     for offset, line in enumerate(old):
-        label = f"→ {_clip(new[offset])}" if offset < len(new) else "→ (removed)"
+        label = (
+            f"→ {shorten(new[offset].strip(), HINT_LIMIT)}" if offset < len(new) else "→ (removed)"
+        )
         if offset == len(old) - 1 and len(new) > len(old):
             label += f" (+{len(new) - len(old)} more)"
         width = encoded_length(strip_terminator(line), encoding)
@@ -56,7 +59,7 @@ def code_lenses(edit_id: str, hunk: Hunk, text: str, encoding: Encoding | None) 
 
 def _added(new: Sequence[str]) -> str:
     more = f" (+{len(new) - 1} more)" if len(new) > 1 else ""
-    return f"+ {_clip(new[0])}{more}" if new else "+"
+    return f"+ {shorten(new[0].strip(), HINT_LIMIT)}{more}" if new else "+"
 
 
 def _hint(position: Position, label: str, *, before: bool = False) -> InlayHint:
@@ -66,8 +69,3 @@ def _hint(position: Position, label: str, *, before: bool = False) -> InlayHint:
         padding_left=not before,
         padding_right=before,
     )
-
-
-def _clip(text: str) -> str:
-    text = text.strip()
-    return text if len(text) <= HINT_LIMIT else text[: HINT_LIMIT - 3] + "..."

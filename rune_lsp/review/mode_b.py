@@ -34,6 +34,7 @@ from rune_lsp.loop.state import PreparedEdit
 from rune_lsp.review.hunks import Hunk, changed_lines
 from rune_lsp.review.lines import Text
 from rune_lsp.review.positions import FILE_START, Encoding, encoded_length
+from rune_lsp.text_clip import shorten
 
 _REASON_LIMIT = 200  # characters of the model's reason shown in the message
 #: A hunk's message lists at most this many changed lines, each cut at `_LINE_LIMIT`: a
@@ -110,7 +111,7 @@ def _message(edit: PreparedEdit, hunk: Hunk, total: int, creates: bool) -> str:
         summary = "."
     listed = changed_lines(hunk)
     shown = [
-        f"{number} {sign} {_clipped(strip_terminator(line))}"
+        f"{number} {sign} {shorten(strip_terminator(line), _LINE_LIMIT)}"
         for number, (sign, line) in enumerate(listed[:SHOWN_LINES], start=1)
     ]
     if len(listed) > SHOWN_LINES:
@@ -124,15 +125,10 @@ def _message(edit: PreparedEdit, hunk: Hunk, total: int, creates: bool) -> str:
     )
 
 
-def _clipped(line: str) -> str:
-    return line if len(line) <= _LINE_LIMIT else line[: _LINE_LIMIT - 3] + "..."
-
-
 def _first_line(reason: str) -> str:
     for line in reason.splitlines():
         if line.strip():
-            text = line.strip()
-            return text if len(text) <= _REASON_LIMIT else text[: _REASON_LIMIT - 3] + "..."
+            return shorten(line.strip(), _REASON_LIMIT)
     return ""
 
 

@@ -15,6 +15,7 @@ from typing import Literal
 
 from rune_lsp.lines import strip_terminator
 from rune_lsp.review.hunks import Hunk, changed_lines, check_hunks
+from rune_lsp.text_clip import shorten
 
 ReconcileStatus = Literal["applied", "partial", "rejected", "stale"]
 _Normalizer = Callable[[str], str]
@@ -254,7 +255,7 @@ def _listed(items: Sequence[str], most: int = 6) -> str:
 
 def _quoted(line: str, most: int = 60) -> str:
     text = strip_terminator(line).strip()
-    return repr(text if len(text) <= most else text[: most - 3] + "...")
+    return repr(shorten(text, most))
 
 
 def _stale(why: str) -> Reconciliation:

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Protocol
 
 from rune_lsp.loop.state import CheckReport, EditRecord
-from rune_lsp.store.bounds import clip
 from rune_lsp.store.receipt import CheckRecord
+from rune_lsp.text_clip import clip, tail_lines
 from rune_lsp.tools.run_command import run_shell
 
 
@@ -118,12 +118,12 @@ def report_of(check: CheckOutcome) -> CheckReport:
     """The check as the loop hands it to the model: the tail of its output that matters."""
     record = check.record
     parts = [part.strip("\n") for part in (record.stdout_tail, record.stderr_tail)]
-    lines = "\n".join(part for part in parts if part.strip()).splitlines()
+    output = "\n".join(part for part in parts if part.strip())
     return CheckReport(
         command=record.command,
         exit_code=record.exit_code,
         timed_out=record.timed_out,
-        output=clip("\n".join(lines[-FEED_LINES:]), FEED_CHARS, keep="tail"),
+        output=clip(tail_lines(output, FEED_LINES), FEED_CHARS, keep="tail"),
         note="" if check.trustworthy else check.note,
     )
 
@@ -150,7 +150,6 @@ def annotate_answer(answer: str, check: CheckOutcome | None) -> str:
         return f"{answer}\n\nVerification: {command} passed (exit 0)."
     record = check.record
     reason = "timed out" if record.timed_out else f"failed (exit {record.exit_code})"
-    tail = (check.record.stderr_tail or check.record.stdout_tail).strip()
-    shown = "\n".join(tail.splitlines()[-15:])
+    shown = tail_lines(record.stderr_tail or record.stdout_tail, 15)
     suffix = f":\n{shown}" if shown else "."
     return f"{answer}\n\nVerification: {command} {reason}; the fix is not verified{suffix}"

@@ -11,7 +11,7 @@ from lsprotocol import types
 
 from rune_lsp.loop.state import RunEvent, ToolResulted, describe_call
 from rune_lsp.server.app import RuneServer
-from rune_lsp.store.bounds import clip
+from rune_lsp.text_clip import clip
 
 #: Characters of a refusal shown in one message; the log and the model get all of it.
 MAX_SHOWN = 600

@@ -1,34 +1,20 @@
 """Keeping stored text bounded, whatever a run read or said.
 
-Two tools: `clip` caps one string (keeping its head, or its tail for command output), and
-`fit_budget` shortens a set of strings, longest first, until a total size is met.
+`fit_budget` shortens a set of strings, longest first, until a total size is met; each string
+is cut by `rune_lsp.text_clip.clip`, like every other text in rune-lsp.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
-Keep = Literal["head", "tail"]
+# `clip as clip`: runner/driver.py still imports it from here; it belongs to text_clip.
+from rune_lsp.text_clip import ELIDED, ELIDED_BEFORE, Keep
+from rune_lsp.text_clip import clip as clip
+
 #: Clipped text is never shortened below this many characters (plus the elision marker).
 MIN_KEPT = 16
-
-
-def clip(text: str, limit: int, keep: Keep = "head") -> str:
-    """`text` if it has at most `limit` characters; else its head (or tail) and a marker."""
-    if len(text) <= limit:
-        return text
-    dropped = len(text) - limit
-    if keep == "head":
-        return f"{text[:limit]}{_marker(dropped, keep)}"
-    return f"{_marker(dropped, keep)}{text[len(text) - limit :]}"
-
-
-def _marker(dropped: int, keep: Keep) -> str:
-    if keep == "head":
-        return f"\n… [{dropped} more characters elided]"
-    return f"[{dropped} earlier characters elided] …\n"
 
 
 @dataclass
@@ -53,7 +39,7 @@ def fit_budget(slots: Sequence[Slot], excess: int) -> tuple[int, list[str]]:
         return max(lengths, default=0), []
 
     # Generous: the marker grows with the digit count, and both kinds are about as long.
-    marker = max(len(_marker(10**12, "head")), len(_marker(10**12, "tail")))
+    marker = max(len(template.format(dropped=10**12)) for template in (ELIDED, ELIDED_BEFORE))
 
     def saved(limit: int) -> int:
         return sum(length - limit - marker for length in lengths if length > limit + marker)

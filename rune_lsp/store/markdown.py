@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 
 from rune_lsp.store.receipt import CheckRecord, Receipt
+from rune_lsp.text_clip import shorten
 
 _CELL_TEXT = 80
 
@@ -182,8 +183,7 @@ def _inline(text: str) -> str:
 
 
 def _shorten(text: str) -> str:
-    flat = _inline(text)
-    return flat if len(flat) <= _CELL_TEXT else flat[: _CELL_TEXT - 1] + "…"
+    return shorten(_inline(text), _CELL_TEXT, marker="…")
 
 
 def _cell(text: str) -> str:

@@ -15,9 +15,10 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from rune_lsp.loop.state import RunResult, RunState
-from rune_lsp.store.bounds import Keep, Slot, clip, fit_budget
+from rune_lsp.store.bounds import Slot, fit_budget
 from rune_lsp.store.receipt import CheckRecord, Receipt, ReceiptCall, ReceiptEdit, ReceiptTurn
 from rune_lsp.store.scrub import Scrubber
+from rune_lsp.text_clip import Keep, clip
 
 log = logging.getLogger(__name__)
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from rune_lsp.text_clip import shorten
+
 _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
@@ -15,12 +17,9 @@ class InvalidRunIdError(ValueError):
     """The run id cannot name a stored file (empty, too long, or with path characters)."""
 
     def __init__(self, run_id: object) -> None:
-        shown = repr(run_id)
-        if len(shown) > 60:
-            shown = shown[:57] + "..."
         super().__init__(
-            f"invalid run id {shown}: expected 1-128 characters of letters, digits, '.', '_' "
-            "or '-', starting with a letter or digit"
+            f"invalid run id {shorten(repr(run_id), 60)}: expected 1-128 characters of letters, "
+            "digits, '.', '_' or '-', starting with a letter or digit"
         )
 
 

@@ -6,10 +6,11 @@ import difflib
 
 from rune_lsp.lines import strip_copied_numbers
 from rune_lsp.loop.state import PreparedEdit
+from rune_lsp.text_clip import IN_LINE, clip
 from rune_lsp.tools.context import ToolContext
 from rune_lsp.tools.errors import ToolError
 from rune_lsp.tools.schemas import EditFileArgs
-from rune_lsp.tools.text import iter_lines, truncate
+from rune_lsp.tools.text import iter_lines
 
 MAX_LISTED_MATCHES = 20
 MAX_CONTEXT_LINES = 12
@@ -108,6 +109,6 @@ def _closest_window(current: str, old_text: str) -> str:
     shown = lines[first : first + count]
     width = max(4, len(str(first + len(shown))))
     return "\n".join(
-        f"{number:>{width}} | {truncate(line, 200)}"
+        f"{number:>{width}} | {clip(line, 200, marker=IN_LINE)}"
         for number, line in enumerate(shown, start=first + 1)
     )

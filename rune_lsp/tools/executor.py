@@ -31,6 +31,7 @@ from rune_lsp.loop.state import (
     PreparedEdit,
     ToolOutcome,
 )
+from rune_lsp.text_clip import shorten
 from rune_lsp.tools.catalog import MUTATING, TOOLS, TOOLS_BY_NAME, Tool
 from rune_lsp.tools.changes import describe_change
 from rune_lsp.tools.context import ToolContext
@@ -301,7 +302,4 @@ def _stale(what: str) -> ToolOutcome:
 def _capped(content: str, cap: int) -> str:
     """At most `cap` characters, the note included: the loop caps at the same size again, and
     a longer answer would lose this note to that second cut."""
-    if len(content) <= cap:
-        return content
-    note = f"\n[output cut at {cap} characters]"
-    return content[: max(cap - len(note), 0)] + note
+    return shorten(content, cap, marker=f"\n[output cut at {cap} characters]")

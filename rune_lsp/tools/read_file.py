@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rune_lsp.text_clip import IN_LINE, clip
 from rune_lsp.tools.context import ToolContext
 from rune_lsp.tools.errors import ToolError
 from rune_lsp.tools.schemas import ReadFileArgs
-from rune_lsp.tools.text import count_lines, truncate
+from rune_lsp.tools.text import count_lines
 
 MAX_LINES = 400
 MAX_LINE_CHARS = 2_000
@@ -49,7 +50,7 @@ def _rows(text: str, first: int, wanted_last: int, *, budget: int) -> tuple[list
     for number, line in enumerate(text.split("\n", stop)[first - 1 : stop], start=first):
         if line.endswith("\r"):  # the `\r` of a `\r\n` belongs to the ending
             line = line[:-1]
-        row = f"{number:>{width}} | {truncate(line, MAX_LINE_CHARS)}"
+        row = f"{number:>{width}} | {clip(line, MAX_LINE_CHARS, marker=IN_LINE)}"
         if rows and used + len(row) + 1 > budget:
             break
         rows.append(row)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import unquote, urlsplit
 
+from rune_lsp.text_clip import shorten
 from rune_lsp.tools.blocked import (
     hard_blocked_roots,
     hard_link_count,
@@ -171,8 +172,7 @@ class _Denial:
 
 
 def _shown(raw: str) -> str:
-    text = repr(raw)
-    return text if len(text) <= 80 else text[:77] + "..."
+    return shorten(repr(raw), 80)
 
 
 def _validate(raw: str, sandbox: Sandbox, *, base: Path, access: Access) -> Path:

@@ -28,10 +28,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rune_lsp.text_clip import IN_LINE, clip
 from rune_lsp.tools.documents import MAX_TEXT_BYTES, DiskDocuments
 from rune_lsp.tools.errors import BinaryFileError, BlockedDocument, DocumentError, ToolError
 from rune_lsp.tools.ripgrep import ripgrep_candidates
-from rune_lsp.tools.text import iter_lines, truncate
+from rune_lsp.tools.text import iter_lines
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
@@ -206,7 +207,9 @@ def scan(job: Job) -> Report:
             for number, line in _hits_in(candidate, regex, job.named, skipped):
                 if len(rows) == job.max_hits:
                     return Report(tuple(rows), True, tuple(skipped))
-                rows.append(f"{candidate.shown}:{number}: {truncate(line, job.hit_chars)}")
+                rows.append(
+                    f"{candidate.shown}:{number}: {clip(line, job.hit_chars, marker=IN_LINE)}"
+                )
     return Report(tuple(rows), False, tuple(skipped))
 
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-ELLIPSIS = "…"
-
 
 def iter_lines(text: str) -> Iterator[str]:
     """The lines of `text` without their endings; a final newline starts no extra line."""
@@ -27,10 +25,3 @@ def count_lines(text: str) -> int:
     if not text:
         return 0
     return text.count("\n") + (0 if text.endswith("\n") else 1)
-
-
-def truncate(line: str, limit: int) -> str:
-    """At most `limit` characters, saying how much was cut."""
-    if len(line) <= limit:
-        return line
-    return f"{line[:limit]}{ELLIPSIS} [{len(line) - limit} more characters]"

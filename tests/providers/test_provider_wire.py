@@ -10,7 +10,7 @@ import pytest
 from rune_lsp.loop.state import Message, RawToolCall
 from rune_lsp.providers import ollama_wire, openai_wire
 from rune_lsp.providers.endpoint import Endpoint
-from rune_lsp.providers.transport import _refuses_tools, _retry_after, server_message
+from rune_lsp.providers.error_reply import _retry_after, refuses_tools, server_message
 
 
 def _openai_turn(*chunks: dict[str, object]) -> openai_wire.TurnBuilder:
@@ -167,4 +167,4 @@ def test_retry_after_header(value: str | None, seconds: float | None) -> None:
     ],
 )
 def test_which_400s_refuse_tools(message: str, refused: bool) -> None:
-    assert _refuses_tools(message) is refused
+    assert refuses_tools(message) is refused

@@ -22,8 +22,8 @@ from rune_lsp.loop.fallback import parse_text_turn
 from rune_lsp.loop.normalize import IdAllocator, normalize_calls
 from rune_lsp.loop.ports import ModelError
 from rune_lsp.loop.state import Message, ModelTurn, Usage
+from rune_lsp.providers.error_reply import server_message
 from rune_lsp.providers.openai import OpenAIModel
-from rune_lsp.providers.transport import server_message
 from rune_lsp.settings import Settings
 from rune_lsp.tools.catalog import TOOLS
 from tests.live.llama import MODEL_ALIAS

@@ -16,9 +16,10 @@ import pytest
 from rune_lsp.loop import AgentLoop, LoopConfig
 from rune_lsp.loop.state import Finished, Message, TurnCut
 from rune_lsp.providers.errors import AnswerTooLargeError
+from rune_lsp.providers.line_reader import LineReader
 from rune_lsp.providers.sse import SseDecoder
 from rune_lsp.providers.stream_limits import MAX_LINE_BYTES, MAX_TURN_CHARS
-from rune_lsp.providers.transport import HttpProvider, LineReader
+from rune_lsp.providers.transport import HttpProvider
 from tests.doubles.model_double import Endless, ModelDouble, Reply
 from tests.loop.fakes import FakeExecutor
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from store_samples import STARTED, plain_receipt, run_result, run_state
 
 from rune_lsp.loop.state import CallRecord, EditRecord, TurnRecord, Usage
-from rune_lsp.store.bounds import MIN_KEPT, Slot, clip, fit_budget
+from rune_lsp.store.bounds import MIN_KEPT, Slot, fit_budget
 from rune_lsp.store.receipt import CheckRecord as Check
 from rune_lsp.store.receipt import Receipt
 from rune_lsp.store.receipt_builder import (
@@ -19,14 +19,6 @@ from rune_lsp.store.receipt_builder import (
     build_receipt,
 )
 from rune_lsp.store.receipts import ReceiptStore
-
-
-def test_clip_keeps_head_or_tail_and_says_so() -> None:
-    assert clip("short", 10) == "short"
-    head = clip("abcdefghij", 4)
-    assert head.startswith("abcd\n") and "6 more characters elided" in head
-    tail = clip("abcdefghij", 4, keep="tail")
-    assert tail.endswith("\nghij") and "6 earlier characters elided" in tail
 
 
 def _slots(values: dict[str, str]) -> list[Slot]:

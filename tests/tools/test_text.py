@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from rune_lsp.tools.paths import display_path
-from rune_lsp.tools.text import count_lines, iter_lines, truncate
+from rune_lsp.tools.text import count_lines, iter_lines
 
 
 @pytest.mark.parametrize(
@@ -22,11 +22,6 @@ from rune_lsp.tools.text import count_lines, iter_lines, truncate
 def test_lines_and_their_count_agree(text: str, lines: list[str]) -> None:
     assert list(iter_lines(text)) == lines
     assert count_lines(text) == len(lines)
-
-
-def test_truncate_says_how_much_was_cut() -> None:
-    assert truncate("abcdef", 10) == "abcdef"
-    assert truncate("abcdef", 2) == "ab… [4 more characters]"
 
 
 def test_display_path() -> None:
