@@ -27,6 +27,7 @@ from rune_lsp.loop.state import (
     RunResult,
     RunState,
 )
+from rune_lsp.loop.statuses import recorded_verdict
 from rune_lsp.review.diff import unified_diff
 from rune_lsp.runner.verify import (
     CheckFeed,
@@ -291,7 +292,6 @@ def _edits_at_cancel(state: RunState) -> list[EditRecord]:
     for record in state.edits:
         decision = state.decisions.get(record.edit_id)
         if record.status == "pending" and isinstance(decision, Landed):
-            status = "rejected" if decision.status == "denied" else decision.status
-            record = record.model_copy(update={"status": status})
+            record = record.model_copy(update={"status": recorded_verdict(decision.status)})
         records.append(record)
     return records

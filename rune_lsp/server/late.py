@@ -19,8 +19,8 @@ from typing import Any
 from lsprotocol import types
 
 from rune_lsp.loop.state import PreparedEdit
+from rune_lsp.loop.statuses import ReconcileStatus
 from rune_lsp.review import Hunk, reconcile
-from rune_lsp.review.reconcile import ReconcileStatus
 from rune_lsp.server.app import RuneServer
 from rune_lsp.server.documents import LspDocuments
 from rune_lsp.store.receipts import ReceiptStore
