@@ -30,6 +30,8 @@ LandedStatus = Literal[ReconcileStatus, "denied"]
 
 #: The call statuses that are failures (the breaker counts them).
 FAILURES: frozenset[ToolStatus] = frozenset(("failed", "denied"))
+#: The edit statuses of a change that reached the file (in whole or in part).
+LANDED: frozenset[EditStatus] = frozenset(("applied", "partial"))
 #: Edit statuses in the order a summary lists them.
 EDIT_STATUSES: tuple[EditStatus, ...] = get_args(EditStatus)
 

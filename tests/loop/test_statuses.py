@@ -10,6 +10,7 @@ from rune_lsp.loop.decisions import final_record, landed_outcome, pending_record
 from rune_lsp.loop.state import EditRecord, Landed, PreparedEdit, ToolOutcome
 from rune_lsp.loop.statuses import (
     EDIT_STATUSES,
+    LANDED,
     REFUSED_AT_DISPATCH,
     CallStatus,
     EditStatus,
@@ -93,3 +94,7 @@ def test_a_pending_record_and_a_tool_outcome_keep_their_types() -> None:
     )
     outcome = ToolOutcome(status="denied", content="no", edit_status="rejected")
     assert outcome.is_failure and outcome.call_status == REFUSED_AT_DISPATCH
+
+
+def test_applied_and_partial_edits_are_the_ones_that_landed() -> None:
+    assert {s for s in EDIT_STATUSES if s in LANDED} == {"applied", "partial"}
