@@ -105,7 +105,8 @@ def test_the_run_result_table_matches_the_result_model() -> None:
 
 
 def test_the_run_result_table_names_every_status() -> None:
-    from rune_lsp.loop.state import EditStatus, Outcome, ToolStatus
+    from rune_lsp.loop.state import Outcome
+    from rune_lsp.loop.statuses import EditStatus, ToolStatus
 
     rows = {
         match[0]: code_spans(match[1])

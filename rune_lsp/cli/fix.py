@@ -10,7 +10,7 @@ import argparse
 import asyncio
 import sys
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TextIO
 
 from rune_lsp.cli.errors import EXIT_FAILED, EXIT_OK
@@ -18,8 +18,8 @@ from rune_lsp.cli.options import settings_from
 from rune_lsp.cli.report import render_result, result_json
 from rune_lsp.cli.target import OpenedTarget, open_target, parse_target
 from rune_lsp.cli.terminal import AnswerSource, StdinAnswers, use_color
-from rune_lsp.loop.state import Outcome, RunResult
-from rune_lsp.loop.task import FixTask
+from rune_lsp.loop.state import RunResult
+from rune_lsp.loop.task import FixTarget, FixTask
 from rune_lsp.settings import Settings
 from rune_lsp.store.scrub import secrets_in, use_secrets
 from rune_lsp.tools.scope import repository_root
@@ -76,19 +76,18 @@ async def fix(
     from rune_lsp.loop.ports import ModelError
     from rune_lsp.providers import make_model
     from rune_lsp.providers.local import LocalModel
+    from rune_lsp.runner.assembly import TaskUnreadableError, compose_task, not_run
     from rune_lsp.store.protocols import ProtocolMemory
-    from rune_lsp.tools.errors import ToolError
+    from rune_lsp.tools.errors import AccessDenied
 
     run_id = uuid.uuid4().hex[:12]
     shown = request.opened.relative_path
     tools = _tools(settings, request.opened)
     try:
-        # The same rules as every tool read: a file read_file may not show is not put into
-        # the prompt either, and the model is never asked.
-        tools.task_text(request.opened.target.path)
-    except ToolError as exc:  # AccessDenied, or the file went away since it was opened
+        task = compose_task(tools, _target(request))
+    except (AccessDenied, TaskUnreadableError) as exc:  # or the file went away since
         err.write(f"rune-lsp fix {shown}: refused: {exc}\n")
-        return _not_run(run_id, "failed", str(exc), settings)
+        return not_run(run_id, "failed", str(exc), settings)
     interrupt = Interrupt(err)
     hooks, bar = hooks_for(err)
     model = make_model(settings, local=hooks, protocols=ProtocolMemory(settings.resolved_state_dir))
@@ -105,7 +104,7 @@ async def fix(
                 current = asyncio.current_task()
                 if current is not None and current.cancelling():
                     raise
-                return _not_run(
+                return not_run(
                     run_id,
                     "cancelled",
                     "cancelled while the local model was being set up",
@@ -113,17 +112,13 @@ async def fix(
                 )
             except ModelError as exc:
                 err.write(f"rune-lsp fix {shown}: the local model could not start: {exc}\n")
-                return _not_run(run_id, "failed", str(exc), settings)
+                return not_run(run_id, "failed", str(exc), settings)
             finally:
                 bar.finish()
-            # The receipt names what actually ran: the local model and the port it got.
-            settings = settings.model_copy(
-                update={"model": model.model, "base_url": model.endpoint.base_url}
-            )
         driver = _driver(
-            settings, request, model, tools, answers=answers, err=err, interrupt=interrupt
+            settings, request, model, tools, task, answers=answers, err=err, interrupt=interrupt
         )
-        run = asyncio.ensure_future(driver.start(run_id))
+        run = driver.launch(run_id)
         with interrupt.cancelling(run):
             return await _result_of(run, run_id, settings)
     finally:
@@ -131,18 +126,24 @@ async def fix(
 
 
 def _tools(settings: Settings, opened: OpenedTarget) -> WorkspaceTools:
-    """The tools over the target's scope (tools/scope.py): its git repository, else its
-    folder when that is a project root, else single-file mode."""
+    """The tools over the target's scope: its git repository, else its folder when that is a
+    project root, else single-file mode."""
+    from rune_lsp.runner.assembly import workspace_tools
     from rune_lsp.tools.documents import DiskDocuments
-    from rune_lsp.tools.executor import WorkspaceTools
-    from rune_lsp.tools.scope import scope_for
 
     path = opened.target.path
     repository = repository_root(path)  # the same answer open_target's root came from
     folders = [repository] if repository is not None else []
-    scope = scope_for(path, folders, write_dirs=settings.allowed_write_dirs)
-    return WorkspaceTools(
-        scope.root, scope.sandbox, DiskDocuments(), command_timeout=settings.command_timeout
+    return workspace_tools(settings, path, folders, DiskDocuments())
+
+
+def _target(request: FixRequest) -> FixTarget:
+    target = request.opened.target
+    return FixTarget(
+        path=target.path,
+        start_line=target.start_line,
+        end_line=target.end_line,
+        instruction=request.instruction,
     )
 
 
@@ -151,6 +152,7 @@ def _driver(
     request: FixRequest,
     model: Model,
     tools: WorkspaceTools,
+    task: FixTask,
     *,
     answers: AnswerSource | None,
     err: TextIO,
@@ -160,58 +162,38 @@ def _driver(
     from rune_lsp.cli.interrupt import InterruptibleCheck
     from rune_lsp.cli.progress import ProgressPrinter
     from rune_lsp.cli.review import TerminalReviewer
-    from rune_lsp.loop.runtime import AgentLoop, LoopConfig
-    from rune_lsp.runner.driver import RunDriver, RunMeta
-    from rune_lsp.runner.verify import ShellVerifier
+    from rune_lsp.runner.assembly import assemble
     from rune_lsp.store.receipts import ReceiptStore
 
-    opened = request.opened
-    root, path = tools.root, opened.target.path
-    config = LoopConfig(
-        max_iterations=settings.max_iterations,
-        repeat_warn_at=settings.repeat_warn_at,
-        repeat_block_at=settings.repeat_block_at,
+    path = request.opened.target.path
+    parts = assemble(
+        settings,
+        model=model,
+        tools=tools,
+        task=task.prompt(),
+        document=path,
+        document_uri=path.as_uri(),
+        on_event=ProgressPrinter(err),
     )
-    verifier = None
-    if settings.check_command:
-        # The disk is the document here: nothing unsaved to ask about before the check.
-        verifier = InterruptibleCheck(
-            ShellVerifier(settings.check_command, cwd=root, timeout=settings.command_timeout),
-            command=settings.check_command,
-            interrupt=interrupt,
+    if parts.verifier is not None:
+        # The disk is the document here: nothing unsaved to ask about before the check; the
+        # user may stop it with Ctrl-C without losing the run's result.
+        check = InterruptibleCheck(
+            parts.verifier, command=parts.verifier.command, interrupt=interrupt
         )
-    return RunDriver(
-        loop=AgentLoop(model, tools, config, on_event=ProgressPrinter(err)),
-        reviewer=TerminalReviewer(
-            root=root, out=err, answers=answers, preset=request.preset, color=use_color(err)
-        ),
-        meta=RunMeta(
-            provider=settings.provider,
-            model=settings.model,
-            base_url=settings.resolved_base_url,
-            task=_task(request).prompt(),
-            document_uri=path.as_uri(),
-            document_path=str(path),
-            secrets=secrets_in(settings.api_key, settings.resolved_base_url),
-            workspace_root=str(root),
-        ),
-        receipt_store=ReceiptStore(settings.resolved_state_dir, max_count=settings.max_receipts),
-        verifier=verifier,
+        parts = replace(parts, verifier=check)
+    reviewer = TerminalReviewer(
+        root=tools.root, out=err, answers=answers, preset=request.preset, color=use_color(err)
     )
-
-
-def _task(request: FixRequest) -> FixTask:
-    opened = request.opened
-    return FixTask(
-        path=opened.relative_path,
-        text=opened.text,
-        start_line=opened.target.start_line,
-        end_line=opened.target.end_line,
-        instruction=request.instruction,
+    return parts.driver(
+        reviewer,
+        receipt_store=ReceiptStore(settings.resolved_state_dir, max_count=settings.max_receipts),
     )
 
 
 async def _result_of(run: asyncio.Future[RunResult], run_id: str, settings: Settings) -> RunResult:
+    from rune_lsp.runner.assembly import not_run
+
     try:
         return await run
     except asyncio.CancelledError:
@@ -220,14 +202,6 @@ async def _result_of(run: asyncio.Future[RunResult], run_id: str, settings: Sett
             raise  # we are being cancelled ourselves, not just the run
         # The driver turns a cancel into a result with a receipt, and a cancelled check is
         # absorbed by InterruptibleCheck; this is the last resort, not the usual path.
-        return _not_run(
+        return not_run(
             run_id, "cancelled", "the run was cancelled before it could report its result", settings
         )
-
-
-def _not_run(run_id: str, outcome: Outcome, error: str, settings: Settings) -> RunResult:
-    """The result of a run that ended before its first model turn (refused, or its local
-    model could not start)."""
-    return RunResult(
-        run_id=run_id, outcome=outcome, error=error, iteration_budget=settings.max_iterations
-    )

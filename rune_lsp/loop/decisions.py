@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from rune_lsp.loop.state import (
     EditRecord,
-    EditStatus,
     Landed,
     PreparedChange,
     PreparedEdit,
     Reject,
     ToolOutcome,
 )
+from rune_lsp.loop.statuses import CallStatus, recorded, reported
 from rune_lsp.text_clip import shorten
 
 #: EditRecord.detail is a short note for the run result, not the model's full result.
@@ -34,37 +34,35 @@ def pending_record(change: PreparedChange) -> EditRecord:
 
 def rejected_outcome(reject: Reject) -> ToolOutcome:
     reason = reject.reason.strip() or "no reason given"
-    return ToolOutcome(
-        status="denied",
-        content=f"The user rejected this change: {reason}",
-        edit_status="rejected",
-    )
+    return _outcome(reported("rejected"), f"The user rejected this change: {reason}")
 
 
 def landed_outcome(change: PreparedChange, landed: Landed) -> ToolOutcome:
+    """What the model reads of a change the front end sent (or refused to send) itself; its
+    statuses are `statuses.reported`'s."""
     target = target_of(change)
     detail = landed.detail.strip()
+    if landed.status == "rejected":
+        return rejected_outcome(Reject(reason=detail))
     if landed.status == "applied":
         content = f"The user accepted the change to {target}; it was applied."
-        return ToolOutcome(status="ok", content=_with(content, detail), edit_status="applied")
-    if landed.status == "partial":
+    elif landed.status == "partial":
         content = (
             f"The user accepted only part of the change to {target}; the rest was not applied."
         )
-        return ToolOutcome(status="ok", content=_with(content, detail), edit_status="partial")
-    if landed.status == "rejected":
-        return rejected_outcome(Reject(reason=detail))
-    if landed.status == "denied":
-        # No edit_status: a rule refusing the change is a tool failure (the breaker counts it),
-        # not the user's choice; the edit is recorded as not applied.
+    elif landed.status == "denied":
         content = f"The change to {target} was refused when re-checked right before it was sent."
-        return ToolOutcome(status="denied", content=_with(content, detail))
-    content = (
-        f"The change was not applied: {target} changed after it was proposed, so the proposal "
-        "no longer matches the document. Read it again and propose the change on the new text "
-        "if it is still needed."
-    )
-    return ToolOutcome(status="failed", content=_with(content, detail), edit_status="stale")
+    else:
+        content = (
+            f"The change was not applied: {target} changed after it was proposed, so the "
+            "proposal no longer matches the document. Read it again and propose the change on "
+            "the new text if it is still needed."
+        )
+    return _outcome(reported(landed.status), _with(content, detail))
+
+
+def _outcome(call: CallStatus, content: str) -> ToolOutcome:
+    return ToolOutcome(status=call.tool, content=content, edit_status=call.edit)
 
 
 def final_record(change: PreparedChange, outcome: ToolOutcome, detail: str = "") -> EditRecord:
@@ -72,16 +70,9 @@ def final_record(change: PreparedChange, outcome: ToolOutcome, detail: str = "")
         edit_id=change.edit_id,
         tool=change.tool,
         path=target_of(change),
-        status=final_status(outcome),
+        status=recorded(outcome.call_status),
         detail=shorten(detail or ("" if outcome.status == "ok" else outcome.content), MAX_DETAIL),
     )
-
-
-def final_status(outcome: ToolOutcome) -> EditStatus:
-    if outcome.edit_status is not None and outcome.edit_status != "pending":
-        return outcome.edit_status
-    # Refused at dispatch without a finer status (rules changed, executor error): not applied.
-    return "applied" if outcome.status == "ok" else "rejected"
 
 
 def _with(content: str, detail: str) -> str:

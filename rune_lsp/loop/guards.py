@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 
+from rune_lsp.loop import statuses
 from rune_lsp.loop.state import RepeatEntry, ToolOutcome
 
 BREAKER_LIMIT = 2
@@ -47,9 +48,7 @@ def first_occurrences(signatures: Sequence[str | None]) -> list[int | None]:
 
 def counts_for_breaker(outcome: ToolOutcome) -> bool | None:
     """True for a failure, False for a success, None for outcomes that leave a streak alone."""
-    if outcome.status == "skipped" or outcome.edit_status == "rejected":
-        return None
-    return outcome.is_failure
+    return statuses.counts_for_breaker(outcome.call_status)
 
 
 def update_streaks(

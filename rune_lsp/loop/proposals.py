@@ -11,6 +11,7 @@ from rune_lsp.loop.blocks import read_blocks
 from rune_lsp.loop.ports import ToolExecutor
 from rune_lsp.loop.prompts import check_after_text, check_before_text
 from rune_lsp.loop.state import CheckReport, Message, RawToolCall, RunState
+from rune_lsp.loop.statuses import LANDED
 
 #: Times per run the model is told why its code block was not taken as an edit.
 MAX_BLOCK_NOTES = 2
@@ -50,11 +51,7 @@ async def block_calls(
 
 def landed_edits(state: RunState) -> tuple[str, ...]:
     """The edits (not commands) that reached a file so far, by id."""
-    return tuple(
-        e.edit_id
-        for e in state.edits
-        if e.tool != "run_command" and e.status in ("applied", "partial")
-    )
+    return tuple(e.edit_id for e in state.edits if e.tool != "run_command" and e.status in LANDED)
 
 
 def add_first_check(state: RunState, report: CheckReport) -> None:

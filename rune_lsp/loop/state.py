@@ -11,9 +11,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from rune_lsp.loop.statuses import FAILURES, CallStatus, EditStatus, LandedStatus, ToolStatus
+
 Role = Literal["system", "user", "assistant", "tool"]
-ToolStatus = Literal["ok", "failed", "denied", "skipped"]
-EditStatus = Literal["applied", "partial", "rejected", "stale", "pending"]
 Outcome = Literal["completed", "incomplete", "failed", "cancelled", "superseded"]
 #: none -> coached (shown how to call edit_file) -> switched (to the text protocol) ->
 #: remembered (the text protocol produced a call; the provider was told).
@@ -123,7 +123,11 @@ class ToolOutcome(_Frozen):
 
     @property
     def is_failure(self) -> bool:
-        return self.status in ("failed", "denied")
+        return self.status in FAILURES
+
+    @property
+    def call_status(self) -> CallStatus:
+        return CallStatus(self.status, self.edit_status)
 
 
 class PreparedEdit(_Frozen):
@@ -177,7 +181,7 @@ class Landed(_Frozen):
 
     kind: Literal["landed"] = "landed"
     # "denied": the rules refused it at dispatch (re-checked right before sending it).
-    status: Literal["applied", "partial", "rejected", "stale", "denied"]
+    status: LandedStatus
     detail: str = ""
 
 

@@ -6,6 +6,9 @@ prompt text is composed in one place so both give the model the same picture.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from rune_lsp.lines import line_texts
@@ -72,6 +75,29 @@ class FixTask(BaseModel):
         return (
             f"Excerpt (lines {first + 1}-{last + 1} of {len(lines)}; "
             f"use read_file for the rest):\n{shown}"
+        )
+
+
+@dataclass(frozen=True)
+class FixTarget:
+    """What a front end was asked to fix, before the file is read (runner/assembly.py reads
+    it under the tools' rules and composes the task)."""
+
+    path: Path  # absolute
+    start_line: int | None = None  # 0-based, like LSP
+    end_line: int | None = None
+    instruction: str | None = None
+    diagnostics: tuple[TaskDiagnostic, ...] = ()
+
+    def task(self, shown: str, text: str) -> FixTask:
+        """The task on `text`, its file named `shown` (as the tools name it)."""
+        return FixTask(
+            path=shown,
+            text=text,
+            start_line=self.start_line,
+            end_line=self.end_line,
+            diagnostics=self.diagnostics,
+            instruction=self.instruction,
         )
 
 

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from rune_lsp.lines import strip_terminator
+from rune_lsp.loop.statuses import ReconcileStatus
 from rune_lsp.review.hunks import Hunk, changed_lines, check_hunks
 from rune_lsp.text_clip import shorten
 
-ReconcileStatus = Literal["applied", "partial", "rejected", "stale"]
 _Normalizer = Callable[[str], str]
 
 # A chain of keep/drop choices, newest first: (kept?, earlier choices) or None when empty.

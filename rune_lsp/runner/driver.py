@@ -13,7 +13,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from rune_lsp.loop.runtime import AgentLoop
 from rune_lsp.loop.state import (
@@ -27,6 +27,7 @@ from rune_lsp.loop.state import (
     RunResult,
     RunState,
 )
+from rune_lsp.loop.statuses import recorded_verdict
 from rune_lsp.review.diff import unified_diff
 from rune_lsp.runner.verify import (
     CheckFeed,
@@ -36,13 +37,18 @@ from rune_lsp.runner.verify import (
     changed_paths,
     verified_from,
 )
-from rune_lsp.store.bounds import clip
 from rune_lsp.store.pending import PendingRun, PendingStore
 from rune_lsp.store.receipt_builder import DIFF_CAP, build_receipt
 from rune_lsp.store.receipts import ReceiptStore
+from rune_lsp.text_clip import clip
 from rune_lsp.tools.paths import display_path
 
 log = logging.getLogger(__name__)
+
+#: Why a run is stopped before it ends on its own: the user's cancel (nothing is left to
+#: resume), a newer run on its document (`superseded`), or an interruption (the server shuts
+#: down or the editor went away: an open review's pause is kept for `rune.resume`).
+StopReason = Literal["cancel", "supersede", "interrupt"]
 
 
 class Reviewer(Protocol):
@@ -81,11 +87,11 @@ class RunDriver:
     verifier: Verifier | None = None
     started_at: float = field(default_factory=time.time)
     _state: RunState | None = None
-    #: Whether a cancel keeps an open review's pause for `rune.resume`. The server sets it for
-    #: every run (a cancel nobody asked for means the editor or the server went away) and
-    #: clears it when the user cancels or a newer run supersedes.
-    cancel_keeps_pause: bool = False
-    _superseded: bool = False
+    #: What a cancellation nobody explained with `stop` means. The server says `interrupt`:
+    #: a cancel nobody asked for means the editor or the server went away.
+    cancel_means: StopReason = "cancel"
+    _stopped: StopReason | None = field(init=False, default=None)
+    _task: asyncio.Task[RunResult] | None = field(init=False, default=None)
     _feed: CheckFeed | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
@@ -119,10 +125,29 @@ class RunDriver:
         against the current text (an edit whose target changed meanwhile comes back stale)."""
         return await self._drive(lambda: self._review_and_resume(state), state.run_id)
 
-    def supersede(self) -> None:
-        """The run is about to be cancelled because a newer run replaced it: its result and
-        its receipt say `superseded`, not `cancelled`."""
-        self._superseded = True
+    def launch(self, run_id: str, resumed: RunState | None = None) -> asyncio.Task[RunResult]:
+        """The run (or the continuation of a persisted pause) as a task `stop` can stop."""
+        self._task = asyncio.ensure_future(self.resume(resumed) if resumed else self.start(run_id))
+        return self._task
+
+    def stop(self, reason: StopReason) -> bool:
+        """Stop the launched run for `reason`, which decides its outcome (`superseded` says
+        so in the result and the receipt) and whether an open review's pause is kept. False
+        when it is not running; the first reason given stands."""
+        if self._task is None or self._task.done():
+            return False
+        if self._stopped is None:
+            self._stopped = reason
+        self._task.cancel()
+        return True
+
+    @property
+    def _stop_reason(self) -> StopReason:
+        return self._stopped or self.cancel_means
+
+    @property
+    def _keeps_pause(self) -> bool:
+        return self._stop_reason == "interrupt"
 
     async def _drive(self, first_step: _Step, run_id: str) -> RunResult:
         state: RunState | None
@@ -144,7 +169,7 @@ class RunDriver:
             }
         )
         result = self._store_receipt(result, state, check)
-        if self.pending_store is not None and not self.cancel_keeps_pause:
+        if self.pending_store is not None and not self._keeps_pause:
             self.pending_store.discard(run_id)
         return result
 
@@ -200,7 +225,7 @@ class RunDriver:
         return self._store_receipt(self._relabelled(self._cancelled(run_id)), None, None)
 
     def _relabelled(self, result: RunResult) -> RunResult:
-        if self._superseded and result.outcome == "cancelled":
+        if self._stop_reason == "supersede" and result.outcome == "cancelled":
             return result.model_copy(
                 update={
                     "outcome": "superseded",
@@ -219,7 +244,7 @@ class RunDriver:
                 iteration_budget=self.loop.config.max_iterations,
             )
         error = "the run was cancelled"
-        if self.cancel_keeps_pause:
+        if self._keeps_pause:
             error = f"interrupted with a review open; continue it with rune.resume {run_id}"
         return RunResult(
             run_id=run_id,
@@ -291,7 +316,6 @@ def _edits_at_cancel(state: RunState) -> list[EditRecord]:
     for record in state.edits:
         decision = state.decisions.get(record.edit_id)
         if record.status == "pending" and isinstance(decision, Landed):
-            status = "rejected" if decision.status == "denied" else decision.status
-            record = record.model_copy(update={"status": status})
+            record = record.model_copy(update={"status": recorded_verdict(decision.status)})
         records.append(record)
     return records

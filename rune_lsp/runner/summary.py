@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rune_lsp.loop.state import EditStatus, RunResult
+from rune_lsp.loop.state import RunResult
+from rune_lsp.loop.statuses import EDIT_STATUSES
 
 NO_CHANGE = "no change proposed"
-_ORDER: tuple[EditStatus, ...] = ("applied", "partial", "rejected", "stale", "pending")
 
 
 def outcome_words(result: RunResult) -> str:
@@ -35,7 +35,7 @@ def run_summary(result: RunResult) -> str:
         if len(counts) == 1:
             parts.append(f"{len(changes)} {noun} {changes[0].status}")
         else:
-            listed = ", ".join(f"{counts[s]} {s}" for s in _ORDER if counts[s])
+            listed = ", ".join(f"{counts[s]} {s}" for s in EDIT_STATUSES if counts[s])
             parts.append(f"{len(changes)} {noun}: {listed}")
     if result.verified is not None:
         parts.append("check passed" if result.verified else "check failed")

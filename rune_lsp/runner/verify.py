@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Protocol
 
 from rune_lsp.loop.state import CheckReport, EditRecord
+from rune_lsp.loop.statuses import LANDED
 from rune_lsp.store.receipt import CheckRecord
 from rune_lsp.text_clip import clip, tail_lines
 from rune_lsp.tools.run_command import run_shell
@@ -78,12 +79,12 @@ FEED_CHARS = 2_500
 
 def changed_paths(edits: Sequence[EditRecord]) -> list[str]:
     """The files the run's landed edits changed (one entry per edit, commands left out)."""
-    return [e.path for e in edits if e.tool != "run_command" and e.status in ("applied", "partial")]
+    return [e.path for e in edits if e.tool != "run_command" and e.status in LANDED]
 
 
 def _landed_key(edits: Sequence[EditRecord]) -> tuple[tuple[str, str], ...]:
     """Everything that reached the workspace, commands included: a check is current for it."""
-    return tuple((e.edit_id, e.status) for e in edits if e.status in ("applied", "partial"))
+    return tuple((e.edit_id, e.status) for e in edits if e.status in LANDED)
 
 
 @dataclass

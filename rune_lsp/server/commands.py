@@ -6,6 +6,7 @@ gets an InvalidParams error that names the field, never a crash halfway through 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 from cattrs import transform_error
@@ -13,7 +14,7 @@ from lsprotocol import converters, types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pygls.exceptions import JsonRpcInvalidParams
 
-from rune_lsp.loop.task import FixTask, TaskDiagnostic
+from rune_lsp.loop.task import FixTarget, TaskDiagnostic
 
 _converter = converters.get_converter()
 
@@ -52,16 +53,14 @@ class FixThisArgs(_Args):
     def lsp_diagnostics(self) -> list[types.Diagnostic]:
         return [_converter.structure(item, types.Diagnostic) for item in self.diagnostics]
 
-    def task(self, display_path: str, text: str) -> FixTask:
-        start = self.range.start.line if self.range else None
-        end = self.range.end.line if self.range else None
-        return FixTask(
-            path=display_path,
-            text=text,
-            start_line=start,
-            end_line=end,
-            diagnostics=tuple(_task_diagnostic(d) for d in self.lsp_diagnostics()),
+    def target(self, path: Path) -> FixTarget:
+        """What to fix, in the runner's editor-neutral terms (`path`: the uri's file)."""
+        return FixTarget(
+            path=path,
+            start_line=self.range.start.line if self.range else None,
+            end_line=self.range.end.line if self.range else None,
             instruction=self.instruction,
+            diagnostics=tuple(_task_diagnostic(d) for d in self.lsp_diagnostics()),
         )
 
 

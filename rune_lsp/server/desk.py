@@ -13,10 +13,12 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from lsprotocol import types
 
 from rune_lsp.loop.state import PreparedEdit
+from rune_lsp.loop.statuses import LandedStatus
 from rune_lsp.review import hunk_diagnostics, review_code_actions, unified_diff
 from rune_lsp.review.hunk_review import HunkReview, Verdict
 from rune_lsp.review.inline import code_lenses, inlay_hints
@@ -49,11 +51,11 @@ class OpenReview:
     by_document: bool = False
     diagnostics: list[types.Diagnostic] = field(default_factory=list)
     # The edit's final status for the commands; None: withdrawn (the run ended).
-    settled: asyncio.Future[str | None] = field(
+    settled: asyncio.Future[LandedStatus | None] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
 
-    def settle(self, status: str | None) -> None:
+    def settle(self, status: LandedStatus | None) -> None:
         if not self.settled.done():
             self.settled.set_result(status)
 
@@ -78,7 +80,7 @@ class ReviewDesk:
         # VS Code discards an open refactor preview when another applyEdit arrives.
         self.apply_lock = asyncio.Lock()
         self.open: dict[str, OpenReview] = {}
-        self._settled: dict[str, str] = {}
+        self._settled: dict[str, LandedStatus] = {}
 
     # --- opening and closing --------------------------------------------------------------
 
@@ -87,12 +89,12 @@ class ReviewDesk:
         self._follow(review)
         self.publish(review.uri)
 
-    def close(self, review: OpenReview, status: str | None) -> None:
+    def close(self, review: OpenReview, status: LandedStatus | None) -> None:
         review.settle(status)
         self.open.pop(review.change.edit_id, None)
         self.publish(review.uri)
 
-    def remember(self, edit_id: str, status: str) -> None:
+    def remember(self, edit_id: str, status: LandedStatus) -> None:
         """An edit the document decided (all of it went stale): a late command learns that."""
         self._settled[edit_id] = status
         while len(self._settled) > SETTLED_KEEP:
@@ -105,7 +107,9 @@ class ReviewDesk:
 
     # --- commands ---------------------------------------------------------------------------
 
-    async def resolve(self, edit_id: str, verdict: Verdict, reason: str = "") -> str | None:
+    async def resolve(
+        self, edit_id: str, verdict: Verdict, reason: str = ""
+    ) -> LandedStatus | None:
         """Every hunk still pending decided at once; the edit's status once it landed (None:
         its run ended before it could land). Raises KeyError for an edit that is not open."""
         review = self._review(edit_id)
@@ -123,7 +127,7 @@ class ReviewDesk:
         *,
         lines: Sequence[int] | None = None,
         reason: str = "",
-    ) -> str | None:
+    ) -> LandedStatus | Literal["pending"] | None:
         """One hunk decided: `pending` while others wait, else the edit's final status.
         Raises KeyError, UnknownHunkError or LineSelectionError."""
         review = self._review(edit_id)

@@ -21,28 +21,19 @@ if TYPE_CHECKING:
 def register(server: RuneServer, services: Services) -> None:
     @server.command(FIX_THIS)
     async def fix_this(ls: RuneServer, *args: Any) -> dict[str, Any]:
+        from rune_lsp.runner.assembly import TaskUnreadableError
         from rune_lsp.server.commands import FixThisArgs, parse
         from rune_lsp.server.documents import path_of
-        from rune_lsp.tools.errors import AccessDenied, ToolError
 
         request = parse(FixThisArgs, FIX_THIS, args)
         path = path_of(request.uri)
         if path is None:
             raise JsonRpcInvalidParams(f"{FIX_THIS}: uri must be a file: URI, got {request.uri}")
-        runs = services.runs
-        tools = runs.tools_for(path)
         try:
-            # The same rules as every tool read: a file read_file may not show is not put
-            # into the prompt either.
-            text = tools.task_text(path)
-        except AccessDenied as exc:
-            return wire(runs.refused(path, str(exc)))
-        except ToolError as exc:
+            result = await services.runs.fix(request.target(path), ls.protocol.msg_id)
+        except TaskUnreadableError as exc:
             raise JsonRpcInvalidParams(f"{FIX_THIS}: {exc}") from None
-        if text is None:
-            raise JsonRpcInvalidParams(f"{FIX_THIS}: cannot read {path}")
-        task = request.task(tools.show(path), text)
-        return wire(await runs.fix(task, path, ls.protocol.msg_id))
+        return wire(result)
 
     @server.command(CANCEL)
     def cancel(ls: RuneServer, *args: Any) -> dict[str, bool]:

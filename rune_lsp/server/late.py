@@ -19,8 +19,8 @@ from typing import Any
 from lsprotocol import types
 
 from rune_lsp.loop.state import PreparedEdit
+from rune_lsp.loop.statuses import LANDED, ReconcileStatus
 from rune_lsp.review import Hunk, reconcile
-from rune_lsp.review.reconcile import ReconcileStatus
 from rune_lsp.server.app import RuneServer
 from rune_lsp.server.documents import LspDocuments
 from rune_lsp.store.receipts import ReceiptStore
@@ -80,7 +80,7 @@ class LateLandings:
             return  # the editor refused or withdrew it: the edit stays as recorded (pending)
         landed = await self._text_after(proposal.change)
         outcome = reconcile(proposal.change.old_text, proposal.hunks, landed)
-        if outcome.status not in ("applied", "partial"):
+        if outcome.status not in LANDED:
             return
         detail = f"it landed after the run ended ({outcome.detail})"
         await self._record(proposal, outcome.status, detail)

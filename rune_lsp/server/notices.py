@@ -10,6 +10,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from rune_lsp.loop.state import RunEvent, ToolResulted, describe_call
+from rune_lsp.loop.statuses import told_to_user
 from rune_lsp.server.app import RuneServer
 from rune_lsp.text_clip import clip
 
@@ -20,8 +21,7 @@ MAX_SHOWN = 600
 class RefusalNotice:
     """A run event sink (one per run): a call the rules refused is told to the user.
 
-    A refusal by the rules is `denied` with no `edit_status`; the user's own rejections carry
-    one (`rejected`) and are not repeated back to them.
+    Which results those are is `statuses.told_to_user`'s.
     """
 
     def __init__(self, server: RuneServer) -> None:
@@ -32,7 +32,7 @@ class RefusalNotice:
         if not isinstance(event, ToolResulted):
             return
         outcome = event.outcome
-        if outcome.status != "denied" or outcome.edit_status is not None:
+        if not told_to_user(outcome.call_status):
             return
         self.tell(f"rune refused {describe_call(event.call)}: {outcome.content}")
 

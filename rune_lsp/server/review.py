@@ -32,6 +32,7 @@ from rune_lsp.loop.state import (
     RunState,
     ToolOutcome,
 )
+from rune_lsp.loop.statuses import LandedStatus, dispatch_verdict
 from rune_lsp.review import (
     Hunk,
     Reconciliation,
@@ -254,18 +255,18 @@ class LspReviewer:
             ),
         )
         self.desk.add(review)  # placed on the text as it is now: an earlier edit may have landed
-        status: str | None = None
+        status: LandedStatus | None = None
         try:
             await review.decided.wait()
             decision = await self._land(review)
-            status = decision.status if isinstance(decision, Landed) else "rejected"
+            status = decision.status
             if review.by_document:
                 self.desk.remember(change.edit_id, status)
             return decision
         finally:
             self.desk.close(review, status)  # status None: withdrawn, the run ended
 
-    async def _land(self, review: OpenReview) -> Decision:
+    async def _land(self, review: OpenReview) -> Landed:
         """What the user accepted, in one plain applyEdit; nothing is sent when nothing was."""
         change = review.change
         if not review.state.chosen():
@@ -333,11 +334,10 @@ class LspReviewer:
         return Approve()
 
 
-def _refused(refusal: PreparedChange | ToolOutcome) -> Decision:
+def _refused(refusal: PreparedChange | ToolOutcome) -> Landed:
     if not isinstance(refusal, ToolOutcome):  # an edit dispatched as a command: never sent
         return Landed(status="denied", detail="the change is not a file edit")
-    status = "stale" if refusal.edit_status == "stale" else "denied"
-    return Landed(status=status, detail=refusal.content)
+    return Landed(status=dispatch_verdict(refusal.call_status), detail=refusal.content)
 
 
 def _nothing_landed(state: HunkReview) -> Landed:

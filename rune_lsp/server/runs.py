@@ -16,31 +16,26 @@ from typing import Any
 
 from lsprotocol import types
 
-from rune_lsp.loop.ports import Model
-from rune_lsp.loop.runtime import AgentLoop, LoopConfig
 from rune_lsp.loop.state import RunEvent, RunResult
-from rune_lsp.loop.task import FixTask
-from rune_lsp.providers.transport import HttpProvider
-from rune_lsp.runner.driver import RunDriver, RunMeta
+from rune_lsp.loop.task import FixTarget
+from rune_lsp.runner.assembly import assemble, compose_task, not_run, workspace_tools
+from rune_lsp.runner.driver import RunDriver, StopReason
 from rune_lsp.runner.summary import run_summary
-from rune_lsp.runner.verify import ShellVerifier
 from rune_lsp.server.app import RuneServer
 from rune_lsp.server.desk import ReviewDesk
 from rune_lsp.server.documents import LspDocuments, path_of
 from rune_lsp.server.late import LateLandings
 from rune_lsp.server.local_setup import LocalSetup
+from rune_lsp.server.models import ModelCache
 from rune_lsp.server.notices import RefusalNotice
 from rune_lsp.server.progress import RunProgress
 from rune_lsp.server.review import LspReviewer
-from rune_lsp.settings import Settings
 from rune_lsp.store.ownership import RunRegistry, SessionLock, new_session_id
 from rune_lsp.store.pending import PendingRun, PendingStore
-from rune_lsp.store.protocols import ProtocolMemory
 from rune_lsp.store.receipts import ReceiptStore
-from rune_lsp.store.scrub import secrets_in
+from rune_lsp.tools.errors import AccessDenied
 from rune_lsp.tools.executor import WorkspaceTools
 from rune_lsp.tools.paths import display_path
-from rune_lsp.tools.scope import RunScope, scope_for
 
 log = logging.getLogger(__name__)
 
@@ -76,9 +71,9 @@ class RunManager:
         self.owner = SessionLock(self.session)
         self.active: dict[str, ActiveRun] = {}
         self.registry = RunRegistry()
-        self._model: tuple[tuple[object, ...], HttpProvider] | None = None
+        #: The provider for the current settings: `model(settings)`.
+        self.model = ModelCache(local)
         self._receipts: ReceiptStore | None = None
-        self._closing: set[asyncio.Future[None]] = set()
         self.late = LateLandings(
             server,
             documents,
@@ -89,9 +84,19 @@ class RunManager:
 
     # --- starting --------------------------------------------------------------------------------
 
-    async def fix(self, task: FixTask, path: Path, request_id: Any) -> RunResult:
+    async def fix(self, target: FixTarget, request_id: Any) -> RunResult:
+        """A run on `target`, or the refusal when the rules forbid reading it; raises
+        TaskUnreadableError when it is no text."""
+        path = target.path
+        tools = self.tools_for(path)
+        try:
+            task = compose_task(tools, target)
+        except AccessDenied as exc:
+            return self.refused(path, str(exc))
         run_id = uuid.uuid4().hex[:12]
-        return await self._launch(run_id, _doc_key(path), request_id, path, task.prompt())
+        return await self._launch(
+            run_id, _doc_key(path), request_id, path, task.prompt(), tools=tools
+        )
 
     async def resume(self, run_id: str, request_id: Any) -> RunResult:
         record = self.pending_store.claim(run_id, self.session)
@@ -108,6 +113,7 @@ class RunManager:
         path: Path,
         task: str,
         *,
+        tools: WorkspaceTools | None = None,
         resumed: PendingRun | None = None,
     ) -> RunResult:
         failed = await self._start_local(run_id)
@@ -115,14 +121,12 @@ class RunManager:
             return failed
         previous = self.registry.current(doc_key)
         if previous is not None and previous.run_id in self.active:
-            self.cancel(previous.run_id, reason="superseded")
+            self.cancel(previous.run_id, reason="supersede")
         generation = self.registry.claim(doc_key, run_id)
         progress = RunProgress(self.server, f"rune/{run_id}", f"Rune: {path.name}")
-        driver = self._driver(run_id, path, task, progress)
-        coroutine = driver.resume(resumed.state) if resumed else driver.start(run_id)
-        run = ActiveRun(
-            run_id, doc_key, asyncio.create_task(coroutine), progress, driver, request_id
-        )
+        driver = self._driver(run_id, path, task, progress, tools or self.tools_for(path))
+        running = driver.launch(run_id, resumed.state if resumed else None)
+        run = ActiveRun(run_id, doc_key, running, progress, driver, request_id)
         self.active[run_id] = run
         outcome = "failed: the run ended unexpectedly"
         try:
@@ -136,7 +140,7 @@ class RunManager:
             # open review is kept for `rune.resume`) and return its result instead of
             # re-raising, which pygls would log as a traceback.
             outcome = "cancelled: the server stopped the run"
-            run.task.cancel()
+            run.driver.stop("interrupt")
             [finished] = await asyncio.gather(run.task, return_exceptions=True)
             if isinstance(finished, RunResult):
                 return finished
@@ -163,17 +167,13 @@ class RunManager:
             await self.local.start(model)
         except ModelError as exc:
             RefusalNotice(self.server).tell(f"rune: the local model could not start: {exc}")
-            return RunResult(
-                run_id=run_id,
-                outcome="failed",
-                error=str(exc),
-                iteration_budget=self.server.settings.max_iterations,
-            )
+            return not_run(run_id, "failed", str(exc), self.server.settings)
         return None
 
-    def _driver(self, run_id: str, path: Path, task: str, progress: RunProgress) -> RunDriver:
+    def _driver(
+        self, run_id: str, path: Path, task: str, progress: RunProgress, tools: WorkspaceTools
+    ) -> RunDriver:
         settings = self.server.settings
-        tools = self.tools_for(path)
         root = tools.root
         if tools.sandbox.single_file is not None:
             self.server.log(
@@ -187,58 +187,33 @@ class RunManager:
             progress.report(event)
             notice(event)
 
-        model = self.model(settings)
-        # What actually runs: for `local`, its model and the port it got (a test's scripted
-        # model has neither).
-        served = (model.model, model.endpoint.base_url) if isinstance(model, HttpProvider) else None
-        loop = AgentLoop(
-            model,
-            tools,
-            LoopConfig(
-                max_iterations=settings.max_iterations,
-                repeat_warn_at=settings.repeat_warn_at,
-                repeat_block_at=settings.repeat_block_at,
-            ),
+        parts = assemble(
+            settings,
+            model=self.model(settings),
+            tools=tools,
+            task=task,
+            document=path,
+            document_uri=self.documents.uri_for(path),
             on_event=on_event,
+            session_id=self.session,
+            save_first=self._unsaved,
         )
         reviewer = LspReviewer(
             desk=self.desk,
             run_id=run_id,
-            origin_uri=self.documents.uri_for(path),
-            dispatch=loop.prepare_dispatch,
+            origin_uri=parts.meta.document_uri,
+            dispatch=parts.loop.prepare_dispatch,
             request_timeout=settings.request_timeout,
             display_path=lambda p: display_path(Path(p), root),
             on_dead=self.late.watch,
         )
-        verifier = None
-        if settings.check_command:
-            verifier = ShellVerifier(
-                settings.check_command,
-                cwd=root,
-                timeout=settings.command_timeout,
-                save_first=self._unsaved,
-            )
-        driver = RunDriver(
-            cancel_keeps_pause=True,
-            concurrent_reviews=not self.server.annotation_support,
-            loop=loop,
-            reviewer=reviewer,
-            meta=RunMeta(
-                provider=settings.provider,
-                model=served[0] if served else settings.model,
-                base_url=served[1] if served else settings.resolved_base_url,
-                task=task,
-                document_uri=self.documents.uri_for(path),
-                document_path=str(path),
-                secrets=secrets_in(settings.api_key, settings.resolved_base_url),
-                session_id=self.session,
-                workspace_root=str(root),
-            ),
-            pending_store=self.pending_store,
+        return parts.driver(
+            reviewer,
             receipt_store=self.receipt_store,
-            verifier=verifier,
+            pending_store=self.pending_store,
+            concurrent_reviews=not self.server.annotation_support,
+            cancel_means="interrupt",  # an unasked cancel: the editor or the server went away
         )
-        return driver
 
     async def _unsaved(self, paths: Sequence[str]) -> list[str]:
         """Before the check: ask a client that can save to save the touched documents, then
@@ -258,15 +233,11 @@ class RunManager:
 
     # --- stopping --------------------------------------------------------------------------------
 
-    def cancel(self, run_id: str, reason: str = "cancelled") -> bool:
+    def cancel(self, run_id: str, reason: StopReason = "cancel") -> bool:
         run = self.active.get(run_id)
-        if run is None or run.task.done():
+        if run is None or not run.driver.stop(reason):
             return False
-        run.driver.cancel_keeps_pause = False  # the user's cancel: nothing left to resume
-        if reason == "superseded":
-            run.driver.supersede()
         self.desk.withdraw(run_id)
-        run.task.cancel()
         return True
 
     def cancel_request(self, request_id: Any) -> None:
@@ -284,45 +255,14 @@ class RunManager:
         ending: a restart is an interruption, not the user's cancel, and the next server offers
         it for `rune.resume` (docs/interface.md#commands)."""
         tasks = [run.task for run in self.active.values()]
-        for task in tasks:
-            task.cancel()  # not self.cancel: an interruption keeps open reviews for resume
+        for run in self.active.values():
+            run.driver.stop("interrupt")  # not self.cancel: open reviews are kept for resume
         if tasks:
             await asyncio.wait(tasks, timeout=5)
-        if self._model is not None:
-            await _close(self._model[1])
-            self._model = None
+        await self.model.aclose()
         self.owner.release()  # a pause kept for resume is now another server's to offer
 
     # --- what runs are built from ----------------------------------------------------------------
-
-    def model(self, settings: Settings) -> HttpProvider:
-        from rune_lsp.providers import make_model
-
-        key = (
-            settings.provider,
-            settings.resolved_base_url,
-            settings.model,
-            settings.api_key,
-            settings.request_timeout,
-            settings.native_tools,
-            settings.context_length,
-            settings.max_output_tokens,
-            settings.temperature,
-            settings.resolved_state_dir,
-            settings.local_model,
-            settings.local_server_path,
-            settings.local_port,
-            settings.local_threads,
-        )
-        if self._model is None or self._model[0] != key:
-            if self._model is not None:
-                closing = asyncio.ensure_future(_close(self._model[1]))
-                self._closing.add(closing)
-                closing.add_done_callback(self._closing.discard)
-            memory = ProtocolMemory(settings.resolved_state_dir)
-            hooks = self.local.hooks() if self.local is not None else None
-            self._model = (key, make_model(settings, protocols=memory, local=hooks))
-        return self._model[1]
 
     def folders(self) -> list[Path]:
         folders = []
@@ -335,30 +275,14 @@ class RunManager:
             folders.append(Path(root).resolve())
         return folders
 
-    def scope(self, path: Path) -> RunScope:
-        """Where a run on `path` works and what its tools may touch (tools/scope.py decides,
-        single-file mode included)."""
-        return scope_for(path, self.folders(), write_dirs=self.server.settings.allowed_write_dirs)
-
     def tools_for(self, path: Path) -> WorkspaceTools:
-        scope = self.scope(path)
-        return WorkspaceTools(
-            scope.root,
-            scope.sandbox,
-            self.documents,
-            command_timeout=self.server.settings.command_timeout,
-        )
+        return workspace_tools(self.server.settings, path, self.folders(), self.documents)
 
     def refused(self, path: Path, reason: str) -> RunResult:
         """The result of a Fix this on a file the tools may not read: it ends before the model
         is asked, so nothing of the file leaves the machine; the user is told why."""
         RefusalNotice(self.server).tell(f"rune refused to fix {path}: {reason}")
-        return RunResult(
-            run_id=uuid.uuid4().hex[:12],
-            outcome="failed",
-            error=reason,
-            iteration_budget=self.server.settings.max_iterations,
-        )
+        return not_run(uuid.uuid4().hex[:12], "failed", reason, self.server.settings)
 
     @property
     def pending_store(self) -> PendingStore:
@@ -393,9 +317,3 @@ class RunManager:
 def _doc_key(path: Path) -> str:
     """One key per document however its path is spelled: a document has at most one run."""
     return str(path.resolve())
-
-
-async def _close(model: Model) -> None:
-    close = getattr(model, "aclose", None)
-    if close is not None:
-        await close()

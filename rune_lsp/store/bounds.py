@@ -9,9 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-# `clip as clip`: runner/driver.py still imports it from here; it belongs to text_clip.
-from rune_lsp.text_clip import ELIDED, ELIDED_BEFORE, Keep
-from rune_lsp.text_clip import clip as clip
+from rune_lsp.text_clip import ELIDED, ELIDED_BEFORE, Keep, clip
 
 #: Clipped text is never shortened below this many characters (plus the elision marker).
 MIN_KEPT = 16

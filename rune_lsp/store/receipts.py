@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rune_lsp.loop.state import EditStatus
+from rune_lsp.loop.statuses import EditStatus
 from rune_lsp.store.atomic import (
     atomic_write_text,
     read_json_model,

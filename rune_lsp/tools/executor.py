@@ -24,13 +24,8 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from rune_lsp.loop.context_budget import DEFAULT_OUTPUT_CAP
-from rune_lsp.loop.state import (
-    EditStatus,
-    PreparedChange,
-    PreparedCommand,
-    PreparedEdit,
-    ToolOutcome,
-)
+from rune_lsp.loop.state import PreparedChange, PreparedCommand, PreparedEdit, ToolOutcome
+from rune_lsp.loop.statuses import REFUSED_AT_DISPATCH, EditStatus
 from rune_lsp.text_clip import shorten
 from rune_lsp.tools.catalog import MUTATING, TOOLS, TOOLS_BY_NAME, Tool
 from rune_lsp.tools.changes import describe_change
@@ -193,7 +188,8 @@ class WorkspaceTools:
         try:
             target = validate_write_path(raw, self.sandbox, base=self.root)
         except ToolDenied as exc:
-            return ToolOutcome(status="denied", content=str(exc), edit_status="rejected")
+            refused = REFUSED_AT_DISPATCH
+            return ToolOutcome(status=refused.tool, content=str(exc), edit_status=refused.edit)
         if isinstance(change, PreparedCommand):
             return target, change
         shown = self._context().show(target)

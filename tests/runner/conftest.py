@@ -10,7 +10,7 @@ import pytest
 
 from rune_lsp.loop.runtime import AgentLoop, LoopConfig
 from rune_lsp.loop.state import Approve, Decision, PreparedChange, Reject, RunState
-from rune_lsp.runner.driver import RunDriver, RunMeta
+from rune_lsp.runner.driver import RunDriver, RunMeta, StopReason
 from rune_lsp.runner.verify import ShellVerifier
 from rune_lsp.store.pending import PendingStore
 from rune_lsp.store.receipts import ReceiptStore
@@ -49,6 +49,7 @@ class Rig:
         check: str | None = None,
         check_timeout: float = 30,
         secrets: tuple[str, ...] = (),
+        cancel_means: StopReason = "cancel",
     ) -> RunDriver:
         tools = WorkspaceTools(self.root, Sandbox.for_workspace([self.root]), DiskDocuments())
         loop = AgentLoop(model, tools, LoopConfig(max_iterations=6))
@@ -69,6 +70,7 @@ class Rig:
             pending_store=self.pending,
             receipt_store=self.receipts,
             verifier=verifier,
+            cancel_means=cancel_means,
         )
 
     @property

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 
-from rune_lsp.loop.state import Approve, Decision, PreparedChange, RunState
+from rune_lsp.loop.state import Approve, Decision, PreparedChange, RunResult, RunState
+from rune_lsp.runner.driver import RunDriver, StopReason
 from tests.loop.fakes import Hang, ScriptedModel, answer, call, edit, turn
 from tests.runner.conftest import RecordingReviewer, Rig, reject_all
 
@@ -68,10 +70,10 @@ class Never(RecordingReviewer):
 
 async def test_an_interrupted_run_keeps_its_pause_for_resume(rig: Rig) -> None:
     reviewer = Never()
-    driver = rig.driver(ScriptedModel.of(turn(FIX)), reviewer)
+    # As the server runs it: a cancel nobody asked for is an interruption.
+    driver = rig.driver(ScriptedModel.of(turn(FIX)), reviewer, cancel_means="interrupt")
     task = asyncio.create_task(driver.start("run-4"))
     await reviewer.asked.wait()
-    driver.cancel_keeps_pause = True  # as the server runs it: a cancel nobody asked for
     task.cancel()
     result = await task
 
@@ -137,9 +139,13 @@ def test_a_run_cancelled_before_it_started_reports_its_budget(rig: Rig) -> None:
     assert stored["result"]["outcome"] == "cancelled"
 
 
-def test_a_run_superseded_before_it_started_says_so(rig: Rig) -> None:
+async def test_a_run_superseded_before_it_started_says_so(rig: Rig) -> None:
     driver = rig.driver(ScriptedModel.of(answer("never asked")))
-    driver.supersede()
+    task = driver.launch("run-9")
+    assert driver.stop("supersede")
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    assert task.cancelled()  # stopped before its first step: nothing ran
     result = driver.not_started("run-9")
 
     assert (result.outcome, result.error) == (
@@ -203,3 +209,71 @@ async def test_concurrent_reviews_are_all_open_before_any_is_answered(rig: Rig) 
     assert reviewer.answered == [c.edit_id for c in reversed(reviewer.seen)]
     assert (rig.root / "other.py").read_text() == "x = 2\n"
     assert rig.pending.load("run-10") is None
+
+
+async def open_review(
+    rig: Rig, run_id: str, cancel_means: StopReason = "cancel"
+) -> tuple[RunDriver, Never, asyncio.Task[RunResult]]:
+    """A launched run waiting for a review nobody answers."""
+    reviewer = Never()
+    driver = rig.driver(ScriptedModel.of(turn(FIX)), reviewer, cancel_means=cancel_means)
+    task = driver.launch(run_id)
+    await reviewer.asked.wait()
+    assert rig.pending.load(run_id) is not None
+    return driver, reviewer, task
+
+
+async def test_stop_cancel_ends_the_run_with_nothing_left_to_resume(rig: Rig) -> None:
+    # Even where an unexplained cancel would keep the pause (the server's drivers).
+    driver, reviewer, task = await open_review(rig, "run-s1", cancel_means="interrupt")
+
+    assert driver.stop("cancel")
+    result = await task
+
+    assert (result.outcome, result.error) == ("cancelled", "the run was cancelled")
+    assert [e.status for e in result.edits] == ["pending"]
+    assert reviewer.withdrawn
+    assert rig.pending.load("run-s1") is None
+    assert not driver.stop("cancel")  # it has ended: nothing to stop
+
+
+async def test_stop_supersede_says_superseded_in_the_result_and_the_receipt(rig: Rig) -> None:
+    driver, _, task = await open_review(rig, "run-s2", cancel_means="interrupt")
+
+    assert driver.stop("supersede")
+    result = await task
+
+    assert (result.outcome, result.error) == (
+        "superseded",
+        "a newer run on this document replaced it",
+    )
+    stored = json.loads((rig.state_dir / "receipts" / "run-s2.json").read_text())
+    assert stored["result"]["outcome"] == "superseded"
+    assert rig.pending.load("run-s2") is None
+
+
+async def test_stop_interrupt_keeps_the_open_review_for_resume(rig: Rig) -> None:
+    driver, _, task = await open_review(rig, "run-s3")
+
+    assert driver.stop("interrupt")
+    result = await task
+
+    assert result.outcome == "cancelled"
+    assert result.error == "interrupted with a review open; continue it with rune.resume run-s3"
+    record = rig.pending.load("run-s3")
+    assert record is not None and [p.tool for p in record.state.pending] == ["edit_file"]
+
+
+async def test_the_first_reason_given_stands(rig: Rig) -> None:
+    driver, _, task = await open_review(rig, "run-s4")
+
+    assert driver.stop("cancel")
+    assert driver.stop("interrupt")  # e.g. the server shuts down while the cancel lands
+    result = await task
+
+    assert result.error == "the run was cancelled"
+    assert rig.pending.load("run-s4") is None
+
+
+def test_a_driver_that_was_never_launched_has_nothing_to_stop(rig: Rig) -> None:
+    assert not rig.driver(ScriptedModel.of(answer())).stop("cancel")

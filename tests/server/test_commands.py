@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -47,7 +48,7 @@ def test_fix_this_arguments_become_the_task() -> None:
         ),
     )
 
-    task = args.task("app.py", "text\n")
+    task = args.target(Path("/ws/app.py")).task("app.py", "text\n")
 
     assert (task.path, task.start_line, task.end_line) == ("app.py", 3, 5)
     assert task.instruction == "rename x"
@@ -64,7 +65,7 @@ def test_a_bare_uri_is_enough() -> None:
     args = parse(FixThisArgs, "rune.fixThis", ({"uri": URI},))
 
     assert args.range is None and args.diagnostics == ()
-    assert args.task("app.py", "").start_line is None
+    assert args.target(Path("/ws/app.py")).task("app.py", "").start_line is None
 
 
 def test_the_command_takes_exactly_one_argument_object() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from lsprotocol import types
 
@@ -9,7 +11,7 @@ from rune_lsp.interface import FIX_THIS
 from rune_lsp.store.receipts import ReceiptStore
 from tests.loop.fakes import answer
 from tests.server.conftest import Launch
-from tests.server.editor import until
+from tests.server.editor import WAIT, until
 
 
 async def test_the_result_is_the_run_result_on_the_wire(launch: Launch) -> None:
@@ -94,3 +96,24 @@ async def test_a_failing_model_is_a_failed_result_not_an_error(launch: Launch) -
     assert "the model server is down" in result["error"]
     end = await until(lambda: editor.progress_end(f"rune/{result['runId']}"), "the progress end")
     assert end.startswith("failed · ")
+
+
+async def test_a_file_the_rules_refuse_is_a_failed_result_and_the_model_is_not_asked(
+    launch: Launch,
+) -> None:
+    editor = await launch(answer("never asked"))
+    secret = editor.root.parent / "elsewhere" / ".env"
+    secret.parent.mkdir()
+    secret.write_text("TOKEN=server-secret\n", encoding="utf-8")
+
+    result = await asyncio.wait_for(editor.command(FIX_THIS, {"uri": secret.as_uri()}), WAIT)
+
+    assert (result["outcome"], result["iterationsUsed"]) == ("failed", 0)
+    assert result["error"] and "server-secret" not in str(result)
+    assert editor.model.calls == []
+    [shown] = [
+        m["params"]["message"]
+        for m in editor.notifications(types.WINDOW_SHOW_MESSAGE)
+        if "refused to fix" in m["params"]["message"]
+    ]
+    assert str(secret) in shown

@@ -208,3 +208,29 @@ async def test_the_check_runs_on_saved_documents_only(
     assert result["verified"] is verified
     assert len(editor.requests("rune/saveDocuments")) == int(saves)
     assert said in result["answer"]
+
+
+async def test_a_run_superseded_during_its_review_leaves_nothing_to_resume(
+    launch: Launch,
+) -> None:
+    # The server keeps an interrupted review for rune.resume; a superseded one is over.
+    editor = await launch(FIX, answer("the second run"))
+    editor.open()
+    _, first = editor.fix()
+    await until(editor.rune_diagnostics, "the first run's pending edit")
+    [token] = editor.progress_tokens()
+    first_id = token.removeprefix("rune/")
+    assert PendingStore(editor.state_dir).load(first_id) is not None
+
+    _, second = editor.fix(instruction="do it differently")
+    superseded = await asyncio.wait_for(first, WAIT)
+    result = await asyncio.wait_for(second, WAIT)
+
+    assert (superseded["outcome"], superseded["error"]) == (
+        "superseded",
+        "a newer run on this document replaced it",
+    )
+    assert [e["status"] for e in superseded["edits"]] == ["pending"]
+    assert PendingStore(editor.state_dir).load(first_id) is None
+    assert editor.rune_diagnostics() == []
+    assert result["outcome"] == "completed"

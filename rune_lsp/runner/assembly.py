@@ -1,0 +1,157 @@
+"""A run assembled from `Settings`: the one way every front end builds one.
+
+The server and `rune-lsp fix` differ only in their parts (the editor's buffers or the disk,
+the editor's review or the terminal's, progress over LSP or on stderr); what a run is made of
+is decided here: its tools over the document's scope, the task read under the tools' rules,
+the loop and its bounds, the check, and what the receipt and the pending record say about it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rune_lsp.loop.events import EventSink
+from rune_lsp.loop.ports import Model
+from rune_lsp.loop.runtime import AgentLoop, LoopConfig
+from rune_lsp.loop.state import Outcome, RunResult
+from rune_lsp.loop.task import FixTarget, FixTask
+from rune_lsp.runner.driver import Reviewer, RunDriver, RunMeta, StopReason
+from rune_lsp.runner.verify import SaveHook, ShellVerifier, Verifier
+from rune_lsp.settings import Settings
+from rune_lsp.store.pending import PendingStore
+from rune_lsp.store.receipts import ReceiptStore
+from rune_lsp.store.scrub import secrets_in
+from rune_lsp.tools.documents import DocumentSource
+from rune_lsp.tools.errors import AccessDenied, ToolError
+from rune_lsp.tools.executor import WorkspaceTools
+from rune_lsp.tools.scope import scope_for
+
+
+class TaskUnreadableError(Exception):
+    """The file to fix cannot be read as text (missing, a directory, binary): no run starts."""
+
+
+def workspace_tools(
+    settings: Settings, document: Path, folders: Sequence[Path], documents: DocumentSource
+) -> WorkspaceTools:
+    """The tools of a run on `document`, over the scope tools/scope.py gives it among the
+    workspace `folders` (single-file mode included)."""
+    scope = scope_for(document, folders, write_dirs=settings.allowed_write_dirs)
+    return WorkspaceTools(
+        scope.root, scope.sandbox, documents, command_timeout=settings.command_timeout
+    )
+
+
+def compose_task(tools: WorkspaceTools, target: FixTarget) -> FixTask:
+    """The task, with the file's text read under the rules of every tool read: a file
+    read_file may not show is not put into the prompt either, and the model is never asked.
+
+    Raises AccessDenied when the rules refuse it, TaskUnreadableError when it is no text.
+    """
+    try:
+        text = tools.task_text(target.path)
+    except AccessDenied:
+        raise
+    except ToolError as exc:
+        raise TaskUnreadableError(str(exc)) from None
+    if text is None:
+        raise TaskUnreadableError(f"cannot read {target.path}")
+    return target.task(tools.show(target.path), text)
+
+
+def not_run(run_id: str, outcome: Outcome, error: str, settings: Settings) -> RunResult:
+    """The result of a run that ended before its first model turn (refused, or its model
+    could not start)."""
+    return RunResult(
+        run_id=run_id, outcome=outcome, error=error, iteration_budget=settings.max_iterations
+    )
+
+
+@dataclass(frozen=True)
+class RunParts:
+    """One run's loop, check and metadata; a front end adds its reviewer and stores."""
+
+    tools: WorkspaceTools
+    loop: AgentLoop
+    meta: RunMeta
+    verifier: Verifier | None
+
+    def driver(
+        self,
+        reviewer: Reviewer,
+        *,
+        receipt_store: ReceiptStore,
+        pending_store: PendingStore | None = None,
+        concurrent_reviews: bool = False,
+        cancel_means: StopReason = "cancel",
+    ) -> RunDriver:
+        return RunDriver(
+            loop=self.loop,
+            reviewer=reviewer,
+            meta=self.meta,
+            pending_store=pending_store,
+            receipt_store=receipt_store,
+            verifier=self.verifier,
+            concurrent_reviews=concurrent_reviews,
+            cancel_means=cancel_means,
+        )
+
+
+def assemble(
+    settings: Settings,
+    *,
+    model: Model,
+    tools: WorkspaceTools,
+    task: str,
+    document: Path,
+    document_uri: str,
+    on_event: EventSink | None = None,
+    session_id: str = "",
+    save_first: SaveHook | None = None,
+) -> RunParts:
+    """A run of `task` on `document`. `save_first`: asked before each check which touched
+    documents are still unsaved (an editor's buffers; the disk needs none)."""
+    loop = AgentLoop(
+        model,
+        tools,
+        LoopConfig(
+            max_iterations=settings.max_iterations,
+            repeat_warn_at=settings.repeat_warn_at,
+            repeat_block_at=settings.repeat_block_at,
+        ),
+        on_event=on_event,
+    )
+    verifier = None
+    if settings.check_command:
+        verifier = ShellVerifier(
+            settings.check_command,
+            cwd=tools.root,
+            timeout=settings.command_timeout,
+            save_first=save_first,
+        )
+    served_model, served_url = _served(model, settings)
+    meta = RunMeta(
+        provider=settings.provider,
+        model=served_model,
+        base_url=served_url,
+        task=task,
+        document_uri=document_uri,
+        document_path=str(document),
+        secrets=secrets_in(settings.api_key, settings.resolved_base_url),
+        session_id=session_id,
+        workspace_root=str(tools.root),
+    )
+    return RunParts(tools=tools, loop=loop, meta=meta, verifier=verifier)
+
+
+def _served(model: Model, settings: Settings) -> tuple[str, str]:
+    """What actually runs, as the receipt names it: for an HTTP provider its model and
+    endpoint (for `local`, the model it chose and the port its server got); a model that is
+    no provider (a test's scripted model) goes by the settings."""
+    from rune_lsp.providers.transport import HttpProvider  # loaded with the model already
+
+    if isinstance(model, HttpProvider):
+        return model.model, model.endpoint.base_url
+    return settings.model, settings.resolved_base_url
