@@ -16,9 +16,10 @@ from typing import Any
 
 from lsprotocol import types
 
+from rune_lsp.loop.events import RunEvent
 from rune_lsp.loop.ports import Model
 from rune_lsp.loop.runtime import AgentLoop, LoopConfig
-from rune_lsp.loop.state import RunEvent, RunResult
+from rune_lsp.loop.state import RunResult
 from rune_lsp.loop.task import FixTask
 from rune_lsp.providers.transport import HttpProvider
 from rune_lsp.runner.driver import RunDriver, RunMeta

@@ -197,13 +197,13 @@ class FakeExecutor:
 
 
 def approve_all(state: RunState) -> None:
-    for change in state.pending:
-        state.decide(change.edit_id, Approve())
+    for change in state.turn.pending:
+        state.turn.decide(change.edit_id, Approve())
 
 
 def reject_all(state: RunState, reason: str = "") -> None:
-    for change in state.pending:
-        state.decide(change.edit_id, Reject(reason=reason))
+    for change in state.turn.pending:
+        state.turn.decide(change.edit_id, Reject(reason=reason))
 
 
 # --- model ----------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ async def test_pending_state_is_persisted_before_the_reviewer_is_asked(rig: Rig)
 
     def policy(change: PreparedChange) -> Decision:
         record = rig.pending.load("run-3")
-        seen_on_disk.append(record is not None and bool(record.state.pending))
+        seen_on_disk.append(record is not None and bool(record.state.turn.pending))
         return Approve()
 
     model = ScriptedModel.of(turn(FIX), answer("ok"))
@@ -78,7 +78,7 @@ async def test_an_interrupted_run_keeps_its_pause_for_resume(rig: Rig) -> None:
     assert result.outcome == "cancelled"
     assert result.error is not None and "rune.resume" in result.error
     record = rig.pending.load("run-4")
-    assert record is not None and [p.tool for p in record.state.pending] == ["edit_file"]
+    assert record is not None and [p.tool for p in record.state.turn.pending] == ["edit_file"]
 
 
 async def test_resume_from_disk_after_a_crash(rig: Rig) -> None:
