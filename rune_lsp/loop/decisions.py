@@ -79,7 +79,7 @@ def final_record(change: PreparedChange, outcome: ToolOutcome, detail: str = "")
 def final_status(outcome: ToolOutcome) -> EditStatus:
     if outcome.edit_status is not None and outcome.edit_status != "pending":
         return outcome.edit_status
-    # Refused at dispatch without a finer status (rules changed, executor error): not applied.
+    # Refused when re-checked, without a finer status (rules changed, executor error): not applied.
     return "applied" if outcome.status == "ok" else "rejected"
 
 

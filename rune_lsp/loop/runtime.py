@@ -59,13 +59,11 @@ from rune_lsp.loop.state import (
     Message,
     Outcome,
     Paused,
-    PreparedChange,
     RawToolCall,
     RunOutcome,
     RunResult,
     RunState,
     ToolCallSummary,
-    ToolOutcome,
     TurnCut,
     describe_call,
 )
@@ -139,17 +137,6 @@ class AgentLoop:
                 f"without a decision: {', '.join(undecided)}"
             )
         return await _Run(self, state, checker).resume()
-
-    async def prepare_dispatch(self, change: PreparedChange) -> PreparedChange | ToolOutcome:
-        """Right before an approved change goes to an editor: the change to send, or the refusal.
-
-        The change to send may be a re-based copy of `change` (same ids): the editor's edit must
-        be built from its `old_text`/`new_text`, not from the proposal's.
-        """
-        try:
-            return await self.tools.rebase(change)
-        except Exception as exc:
-            return ToolOutcome(status="failed", content=f"Error: re-check failed: {describe(exc)}")
 
 
 # --- one run ------------------------------------------------------------------------------------

@@ -177,7 +177,7 @@ class Landed(_Frozen):
     """
 
     kind: Literal["landed"] = "landed"
-    # "denied": the rules refused it at dispatch (re-checked right before sending it).
+    # "denied": the rules refused it when re-checked right before it was sent (`recheck`).
     status: Literal["applied", "partial", "rejected", "stale", "denied"]
     detail: str = ""
 

@@ -206,7 +206,7 @@ class RunManager:
             desk=self.desk,
             run_id=run_id,
             origin_uri=self.documents.uri_for(path),
-            dispatch=loop.prepare_dispatch,
+            recheck=tools.recheck,
             request_timeout=settings.request_timeout,
             display_path=lambda p: display_path(Path(p), root),
             on_dead=self.late.watch,

@@ -163,30 +163,6 @@ async def test_landed_decisions_become_the_calls_result(
     assert outcome.result.edits[0].status == status
 
 
-async def test_prepare_dispatch_hands_back_the_change_to_send(executor: FakeExecutor) -> None:
-    loop, paused = await pause_on(executor, edit("a.py"))
-    change = paused.state.turn.pending[0]
-    assert await loop.prepare_dispatch(change) == change
-    assert isinstance(change, PreparedEdit)
-    moved = change.model_copy(update={"old_text": "moved x", "new_text": "moved y"})
-    executor.rebased[change.edit_id] = moved
-    assert await loop.prepare_dispatch(change) == moved
-
-
-async def test_prepare_dispatch_refuses_a_stale_change_or_a_failed_rebase(
-    executor: FakeExecutor,
-) -> None:
-    loop, paused = await pause_on(executor, edit("a.py"))
-    change = paused.state.turn.pending[0]
-    executor.stale.add("/ws/a.py")
-    refusal = await loop.prepare_dispatch(change)
-    assert isinstance(refusal, ToolOutcome) and refusal.edit_status == "stale"
-    executor.raise_on_rebase = True
-    failure = await loop.prepare_dispatch(change)
-    assert isinstance(failure, ToolOutcome) and failure.status == "failed"
-    assert "document source vanished" in failure.content
-
-
 async def test_a_rebased_change_that_landed_is_recorded_under_its_edit_id(
     executor: FakeExecutor,
 ) -> None:
@@ -194,7 +170,7 @@ async def test_a_rebased_change_that_landed_is_recorded_under_its_edit_id(
     second = paused.state.turn.pending[1]
     assert isinstance(second, PreparedEdit)
     executor.rebased[second.edit_id] = second.model_copy(update={"old_text": "other"})
-    sent = await loop.prepare_dispatch(second)
+    sent = await executor.recheck(second)  # what the front end sent instead
     assert not isinstance(sent, ToolOutcome)
     paused.state.turn.decide(paused.state.turn.pending[0].edit_id, Landed(status="applied"))
     paused.state.turn.decide(sent.edit_id, Landed(status="applied"))
@@ -206,13 +182,15 @@ async def test_a_rebased_change_that_landed_is_recorded_under_its_edit_id(
     ]
 
 
-async def test_an_approved_change_is_rechecked_at_dispatch(executor: FakeExecutor) -> None:
-    loop, paused = await pause_on(executor, edit("a.py"))
+async def test_an_approved_change_is_rechecked_before_it_is_applied(
+    executor: FakeExecutor,
+) -> None:
+    _, paused = await pause_on(executor, edit("a.py"))
     change = paused.state.turn.pending[0]
-    assert await loop.prepare_dispatch(change) == change
+    assert await executor.recheck(change) == change
     approve_all(paused.state)
     executor.forbidden.add("/ws/a.py")  # the rules changed after the proposal
-    refusal = await loop.prepare_dispatch(change)
+    refusal = await executor.recheck(change)
     assert isinstance(refusal, ToolOutcome) and refusal.status == "denied"
 
     outcome = await AgentLoop(ScriptedModel.of(answer()), executor, LoopConfig()).resume(
