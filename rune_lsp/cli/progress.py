@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from rune_lsp.loop.state import (
+from rune_lsp.loop.events import (
     CheckStarted,
     ModelTurnStarted,
     PendingApproval,
     RunEvent,
     ToolRequested,
     ToolResulted,
-    describe_call,
 )
+from rune_lsp.loop.state import describe_call
 from rune_lsp.store.scrub import scrub_shown
 
 

@@ -79,11 +79,9 @@ class TerminalReviewer:
         self._stopped = self._stopped or QUIT
 
     def _show(self, change: PreparedChange, state: RunState, label: str) -> None:
-        position = next(
-            (n for n, pending in enumerate(state.pending, 1) if pending.edit_id == change.edit_id),
-            1,
-        )
-        lines = [f"\n[{position}/{len(state.pending)}] {label}\n"]
+        pending = state.turn.pending
+        position = next((n for n, p in enumerate(pending, 1) if p.edit_id == change.edit_id), 1)
+        lines = [f"\n[{position}/{len(pending)}] {label}\n"]
         reason = change.reason.strip()
         if reason:
             lines.append(f"{shorten(reason, MAX_REASON_SHOWN)}\n")

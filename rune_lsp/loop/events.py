@@ -1,4 +1,4 @@
-"""Delivering run events to an optional sink that may be sync or async.
+"""The events a run streams out, and their delivery to an optional sink (sync or async).
 
 Progress is best effort: a sink that raises is logged and ignored, never allowed to end a run.
 """
@@ -9,8 +9,90 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Literal, TypedDict
 
-from rune_lsp.loop.state import RunEvent
+from pydantic import BaseModel, ConfigDict
+
+from rune_lsp.loop.state import PreparedChange, RunResult, RunState, ToolCall, ToolOutcome
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    iterations_used: int
+    iteration_budget: int
+
+    @property
+    def step(self) -> str:
+        return f"step {self.iterations_used}/{self.iteration_budget}"
+
+
+class ModelTurnStarted(_Event):
+    kind: Literal["model_turn_started"] = "model_turn_started"
+
+
+class ModelDelta(_Event):
+    """A streamed piece of the visible answer (for progress, not for the transcript)."""
+
+    kind: Literal["model_delta"] = "model_delta"
+    text: str
+
+
+class ToolRequested(_Event):
+    kind: Literal["tool_requested"] = "tool_requested"
+    call: ToolCall
+
+
+class ToolResulted(_Event):
+    kind: Literal["tool_result"] = "tool_result"
+    call: ToolCall
+    outcome: ToolOutcome
+
+
+class PendingApproval(_Event):
+    kind: Literal["pending_approval"] = "pending_approval"
+    pending: tuple[PreparedChange, ...]
+
+
+class CheckStarted(_Event):
+    """The runner runs `checkCommand` for the loop (before the first turn, after edits)."""
+
+    kind: Literal["check_started"] = "check_started"
+    command: str
+
+
+class RunEnded(_Event):
+    kind: Literal["terminal"] = "terminal"
+    result: RunResult
+
+
+RunEvent = (
+    ModelTurnStarted
+    | ModelDelta
+    | ToolRequested
+    | ToolResulted
+    | PendingApproval
+    | CheckStarted
+    | RunEnded
+)
+
+
+class Progress(TypedDict):
+    """The fields every event carries."""
+
+    run_id: str
+    iterations_used: int
+    iteration_budget: int
+
+
+def progress_of(state: RunState) -> Progress:
+    return Progress(
+        run_id=state.run_id,
+        iterations_used=state.iterations_used,
+        iteration_budget=state.iteration_budget,
+    )
+
 
 EventSink = Callable[[RunEvent], Awaitable[None] | None]
 

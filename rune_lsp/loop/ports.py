@@ -63,9 +63,10 @@ class ToolDefinition(Protocol):
 class ToolExecutor(Protocol):
     """Runs read-only tools, prepares mutating ones, applies them after approval.
 
-    `prepare` computes the change and writes nothing. `rebase` and `apply` validate the
-    sandbox and the target again at dispatch time, so an approval given earlier cannot land on a
-    path the rules now forbid or on text that changed since the proposal (`stale`).
+    `prepare` computes the change and writes nothing. `recheck` (called by a front end right
+    before it sends an approved edit to an editor) and `apply` validate the sandbox and the
+    target again, so an approval given earlier cannot land on a path the rules now forbid or on
+    text that changed since the proposal (`stale`).
     """
 
     def definitions(self) -> Sequence[ToolDefinition]: ...
@@ -76,9 +77,10 @@ class ToolExecutor(Protocol):
         self, name: str, arguments: BaseModel, *, call_id: str, edit_id: str, reason: str
     ) -> PreparedChange | ToolOutcome: ...
 
-    async def rebase(self, change: PreparedChange) -> PreparedChange | ToolOutcome:
-        """The change to dispatch now (itself, or an edit re-based onto the document's current
-        text when that changed only elsewhere, same ids), or the refusal (denied or stale)."""
+    async def recheck(self, change: PreparedChange) -> PreparedChange | ToolOutcome:
+        """The change to send now (itself, or an edit re-based onto the document's current
+        text when that changed only elsewhere, same ids), or the refusal (denied, stale, or
+        failed when the re-check itself failed); never raises."""
         ...
 
     async def apply(self, change: PreparedChange) -> ToolOutcome: ...

@@ -1,14 +1,15 @@
-"""Typed data of the agent loop: messages, calls, results, pending changes, events, results.
+"""Typed data of the agent loop: messages, calls, results, pending changes, the run's state and
+what it ends with (the events it streams out are in `loop/events.py`).
 
-Everything that crosses the loop's boundary is defined here, and everything that must survive a
-server restart (the pending state) is a pydantic model that round-trips through JSON.
+Everything that must survive a server restart (the pending state) is a pydantic model that
+round-trips through JSON.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 from rune_lsp.loop.statuses import FAILURES, CallStatus, EditStatus, LandedStatus, ToolStatus
@@ -180,7 +181,7 @@ class Landed(_Frozen):
     """
 
     kind: Literal["landed"] = "landed"
-    # "denied": the rules refused it at dispatch (re-checked right before sending it).
+    # "denied": the rules refused it when re-checked right before it was sent (`recheck`).
     status: LandedStatus
     detail: str = ""
 
@@ -249,6 +250,39 @@ class RepeatEntry(_Frozen):
     count: int
 
 
+class TurnState(BaseModel):
+    """The model turn in progress: its calls in the model's order, the results known so far,
+    the changes waiting for review and the decisions taken on them (by edit id).
+
+    Empty between turns; a paused run's front end decides its `pending` changes here.
+    """
+
+    model_config = ConfigDict(frozen=False)
+
+    calls: list[ToolCall] = Field(default_factory=list)
+    results: dict[str, ToolOutcome] = Field(default_factory=dict)
+    pending: list[PreparedChange] = Field(default_factory=list)
+    decisions: dict[str, Decision] = Field(default_factory=dict)
+
+    def decide(self, edit_id: str, decision: Approve | Reject | Landed) -> None:
+        if not any(p.edit_id == edit_id for p in self.pending):
+            raise KeyError(f"no pending edit {edit_id!r} in this turn")
+        self.decisions[edit_id] = decision
+
+    @property
+    def undecided(self) -> list[PreparedChange]:
+        return [p for p in self.pending if p.edit_id not in self.decisions]
+
+
+#: Where RunState kept the turn's fields before `TurnState` (old name -> TurnState's name).
+_OLD_TURN_FIELDS = {
+    "turn_calls": "calls",
+    "turn_results": "results",
+    "pending": "pending",
+    "decisions": "decisions",
+}
+
+
 class RunState(BaseModel):
     """Everything the runtime needs to continue a run, JSON round-trippable.
 
@@ -264,11 +298,7 @@ class RunState(BaseModel):
     iterations_used: int = 0
     native_tools: bool = True
     messages: list[Message] = Field(default_factory=list)
-    # Calls of the current turn, in the model's order, and the results known so far.
-    turn_calls: list[ToolCall] = Field(default_factory=list)
-    turn_results: dict[str, ToolOutcome] = Field(default_factory=dict)
-    pending: list[PreparedChange] = Field(default_factory=list)
-    decisions: dict[str, Decision] = Field(default_factory=dict)  # edit_id -> decision
+    turn: TurnState = Field(default_factory=TurnState)
     # Circuit breaker: consecutive failures per call signature (name + canonical arguments).
     failure_streaks: dict[str, int] = Field(default_factory=dict)
     repeats: dict[str, RepeatEntry] = Field(default_factory=dict)
@@ -292,14 +322,17 @@ class RunState(BaseModel):
     # The check before the first model turn: True failing, False passing, None not run.
     check_failing: bool | None = None
 
-    def decide(self, edit_id: str, decision: Approve | Reject | Landed) -> None:
-        if not any(p.edit_id == edit_id for p in self.pending):
-            raise KeyError(f"no pending edit {edit_id!r} in run {self.run_id}")
-        self.decisions[edit_id] = decision
-
-    @property
-    def undecided(self) -> list[PreparedChange]:
-        return [p for p in self.pending if p.edit_id not in self.decisions]
+    @model_validator(mode="before")
+    @classmethod
+    def _turn_of_old_files(cls, data: Any) -> Any:
+        """Pending files written before `turn` existed hold its fields at the top level."""
+        if not isinstance(data, dict) or "turn" in data:
+            return data
+        fields = {new: data[old] for old, new in _OLD_TURN_FIELDS.items() if old in data}
+        if not fields:
+            return data
+        rest = {key: value for key, value in data.items() if key not in _OLD_TURN_FIELDS}
+        return {**rest, "turn": fields}
 
 
 # --- what a run ends with -----------------------------------------------------------------------
@@ -326,7 +359,7 @@ class RunResult(_Wire):
 
 
 class Paused(_Frozen):
-    """The run waits for decisions on `state.pending`; resume it with those decisions."""
+    """The run waits for decisions on `state.turn.pending`; resume it with those decisions."""
 
     kind: Literal["paused"] = "paused"
     state: RunState
@@ -341,69 +374,6 @@ class Finished(_Frozen):
 
 
 RunOutcome = Paused | Finished
-
-
-# --- events streamed out of a run ---------------------------------------------------------------
-
-
-class _Event(_Frozen):
-    run_id: str
-    iterations_used: int
-    iteration_budget: int
-
-    @property
-    def step(self) -> str:
-        return f"step {self.iterations_used}/{self.iteration_budget}"
-
-
-class ModelTurnStarted(_Event):
-    kind: Literal["model_turn_started"] = "model_turn_started"
-
-
-class ModelDelta(_Event):
-    """A streamed piece of the visible answer (for progress, not for the transcript)."""
-
-    kind: Literal["model_delta"] = "model_delta"
-    text: str
-
-
-class ToolRequested(_Event):
-    kind: Literal["tool_requested"] = "tool_requested"
-    call: ToolCall
-
-
-class ToolResulted(_Event):
-    kind: Literal["tool_result"] = "tool_result"
-    call: ToolCall
-    outcome: ToolOutcome
-
-
-class PendingApproval(_Event):
-    kind: Literal["pending_approval"] = "pending_approval"
-    pending: tuple[PreparedChange, ...]
-
-
-class CheckStarted(_Event):
-    """The runner runs `checkCommand` for the loop (before the first turn, after edits)."""
-
-    kind: Literal["check_started"] = "check_started"
-    command: str
-
-
-class RunEnded(_Event):
-    kind: Literal["terminal"] = "terminal"
-    result: RunResult
-
-
-RunEvent = (
-    ModelTurnStarted
-    | ModelDelta
-    | ToolRequested
-    | ToolResulted
-    | PendingApproval
-    | CheckStarted
-    | RunEnded
-)
 
 
 def describe_call(call: ToolCall) -> str:

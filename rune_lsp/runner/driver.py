@@ -176,7 +176,7 @@ class RunDriver:
     async def _review_and_resume(self, state: RunState) -> RunOutcome:
         self._state = state
         self._persist(state)
-        undecided = state.undecided
+        undecided = state.turn.undecided
         for change in undecided:
             if isinstance(change, PreparedEdit) and change.edit_id not in state.diffs:
                 state.diffs[change.edit_id] = clip(
@@ -196,8 +196,8 @@ class RunDriver:
         return await self.loop.resume(state, checker=self._feed)
 
     async def _review_one(self, change: PreparedChange, state: RunState) -> None:
-        state.decide(change.edit_id, await self.reviewer.decide(change, state))
-        if state.undecided:  # after the last decision the pause is discarded by the caller
+        state.turn.decide(change.edit_id, await self.reviewer.decide(change, state))
+        if state.turn.undecided:  # after the last decision the pause is discarded by the caller
             self._persist(state)
 
     def _persist(self, state: RunState) -> None:
@@ -314,7 +314,7 @@ def _edits_at_cancel(state: RunState) -> list[EditRecord]:
     """Edits an editor already applied stay reported as such; the rest were never applied."""
     records: list[EditRecord] = []
     for record in state.edits:
-        decision = state.decisions.get(record.edit_id)
+        decision = state.turn.decisions.get(record.edit_id)
         if record.status == "pending" and isinstance(decision, Landed):
             record = record.model_copy(update={"status": recorded_verdict(decision.status)})
         records.append(record)

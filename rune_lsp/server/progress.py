@@ -8,16 +8,15 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from rune_lsp.loop.state import (
+from rune_lsp.loop.events import (
     CheckStarted,
     ModelTurnStarted,
     PendingApproval,
-    PreparedEdit,
     RunEnded,
     RunEvent,
     ToolRequested,
-    describe_call,
 )
+from rune_lsp.loop.state import PreparedEdit, describe_call
 from rune_lsp.runner.summary import run_summary
 from rune_lsp.server.app import RuneServer
 

@@ -5,8 +5,9 @@ edit, never two at once, reconciled afterwards against what actually landed. Mod
 client: every pending edit is shown at once, one Information diagnostic per hunk (server/desk.py
 holds them), resolved hunk by hunk or as a whole, and only accepted hunks are sent, in one plain
 `workspace/applyEdit` once every hunk of the edit is decided. Commands ask with
-`window/showMessageRequest`. Every path re-checks the rules right before anything is sent, and
-an edit the editor did not apply to the text it was proposed on is `stale`, never `rejected`.
+`window/showMessageRequest`. Every path re-checks the rules right before anything is sent (the
+tools' `recheck`), and an edit the editor did not apply to the text it was proposed on is
+`stale`, never `rejected`.
 """
 
 from __future__ import annotations
@@ -59,9 +60,10 @@ CHANGE_GRACE_SECONDS = 2.0
 #: lock is server-wide and every other review waits behind it (`RUNE_REVIEW_WAIT`).
 REVIEW_WAIT_SECONDS = 600.0
 
-#: The loop's last word before a change is sent: the change to send (rebased onto the current
-#: text when another edit landed meanwhile) or the refusal (denied, stale).
-Dispatch = Callable[[PreparedChange], Awaitable[PreparedChange | ToolOutcome]]
+#: The tools' re-check right before a change is sent (`ToolExecutor.recheck`): the change to
+#: send (rebased onto the current text when another edit landed meanwhile) or the refusal
+#: (denied, stale).
+Recheck = Callable[[PreparedChange], Awaitable[PreparedChange | ToolOutcome]]
 #: What the text after an applyEdit means for the edit (mode B names its hunks' fates).
 Judge = Callable[[Reconciliation], Landed]
 
@@ -73,7 +75,7 @@ class LspReviewer:
     desk: ReviewDesk
     run_id: str
     origin_uri: str
-    dispatch: Dispatch
+    recheck: Recheck
     request_timeout: float
     display_path: Callable[[str], str]
     #: Gets a mode-A proposal whose applyEdit was still open when the run died, with the
@@ -102,7 +104,7 @@ class LspReviewer:
 
     async def _preview(self, change: PreparedEdit) -> Decision:
         async with self.desk.apply_lock:
-            sent = await self.dispatch(change)
+            sent = await self.recheck(change)
             if not isinstance(sent, PreparedEdit):
                 return _refused(sent)
             change = sent
@@ -285,7 +287,7 @@ class LspReviewer:
                     "new_text": state.result_text(),
                 }
             )
-            sent = await self.dispatch(proposal)
+            sent = await self.recheck(proposal)
             if not isinstance(sent, PreparedEdit):
                 return _refused(sent)
             if sent is not proposal:  # the disk moved under a file that is not open
@@ -335,7 +337,7 @@ class LspReviewer:
 
 
 def _refused(refusal: PreparedChange | ToolOutcome) -> Landed:
-    if not isinstance(refusal, ToolOutcome):  # an edit dispatched as a command: never sent
+    if not isinstance(refusal, ToolOutcome):  # an edit rechecked as a command: never sent
         return Landed(status="denied", detail="the change is not a file edit")
     return Landed(status=dispatch_verdict(refusal.call_status), detail=refusal.content)
 

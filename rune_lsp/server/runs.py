@@ -16,7 +16,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from rune_lsp.loop.state import RunEvent, RunResult
+from rune_lsp.loop.events import RunEvent
+from rune_lsp.loop.state import RunResult
 from rune_lsp.loop.task import FixTarget
 from rune_lsp.runner.assembly import assemble, compose_task, not_run, workspace_tools
 from rune_lsp.runner.driver import RunDriver, StopReason
@@ -202,7 +203,7 @@ class RunManager:
             desk=self.desk,
             run_id=run_id,
             origin_uri=parts.meta.document_uri,
-            dispatch=parts.loop.prepare_dispatch,
+            recheck=parts.tools.recheck,
             request_timeout=settings.request_timeout,
             display_path=lambda p: display_path(Path(p), root),
             on_dead=self.late.watch,

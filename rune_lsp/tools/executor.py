@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 from rune_lsp.loop.context_budget import DEFAULT_OUTPUT_CAP
 from rune_lsp.loop.state import PreparedChange, PreparedCommand, PreparedEdit, ToolOutcome
 from rune_lsp.loop.statuses import REFUSED_AT_DISPATCH, EditStatus
+from rune_lsp.loop.stop import describe
 from rune_lsp.text_clip import shorten
 from rune_lsp.tools.catalog import MUTATING, TOOLS, TOOLS_BY_NAME, Tool
 from rune_lsp.tools.changes import describe_change
@@ -171,17 +172,23 @@ class WorkspaceTools:
         except (ToolError, OSError) as exc:
             return _refusal(name, exc)
 
-    async def rebase(self, change: PreparedChange) -> PreparedChange | ToolOutcome:
-        """The change to dispatch now, or the refusal (denied or stale).
+    async def recheck(self, change: PreparedChange) -> PreparedChange | ToolOutcome:
+        """The change to send now, or the refusal (denied or stale; failed if the re-check
+        itself failed: the server calls this right before an applyEdit, and an unexpected
+        error must refuse the edit, not end the review).
 
         That is `change` itself while its target still holds `old_text`; an `edit_file` whose
         file changed only in other lines comes back re-based onto the current text (same ids,
-        `old_text` the current text, `new_text` both changes merged).
+        `old_text` the current text, `new_text` both changes merged). The editor's edit must be
+        built from the change returned, not from the proposal.
         """
-        checked = self._recheck(change)
+        try:
+            checked = self._validated(change)
+        except Exception as exc:
+            return ToolOutcome(status="failed", content=f"Error: re-check failed: {describe(exc)}")
         return checked if isinstance(checked, ToolOutcome) else checked[1]
 
-    def _recheck(self, change: PreparedChange) -> tuple[Path, PreparedChange] | ToolOutcome:
+    def _validated(self, change: PreparedChange) -> tuple[Path, PreparedChange] | ToolOutcome:
         """The validated target (file, or the command's directory) and the change to apply
         there, or the refusal."""
         raw = change.path if isinstance(change, PreparedEdit) else change.cwd
@@ -211,7 +218,7 @@ class WorkspaceTools:
         return _stale(f"{shown} changed since the edit was proposed")
 
     async def apply(self, change: PreparedChange) -> ToolOutcome:
-        checked = self._recheck(change)
+        checked = self._validated(change)  # the same re-check as `recheck`, right before writing
         if isinstance(checked, ToolOutcome):
             return checked
         target, change = checked

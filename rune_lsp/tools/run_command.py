@@ -45,7 +45,7 @@ def prepare_command(
         raise ToolError("command is empty.")
     if "\0" in args.command:
         raise ToolError("command contains a NUL byte.")
-    # The same check dispatch makes, before the user is asked: in single-file mode (or with
+    # The same check `recheck` makes, before the user is asked: in single-file mode (or with
     # `allowedWriteDirs` narrower than the root) there is no folder a command may run in.
     cwd = ctx.write_path(str(ctx.root))
     return PreparedCommand(

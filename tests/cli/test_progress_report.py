@@ -7,18 +7,20 @@ import json
 
 from rune_lsp.cli.progress import ProgressPrinter, describe_event
 from rune_lsp.cli.report import render_result, result_json
-from rune_lsp.loop.state import (
-    EditRecord,
+from rune_lsp.loop.events import (
     ModelDelta,
     ModelTurnStarted,
     PendingApproval,
+    ToolRequested,
+    ToolResulted,
+)
+from rune_lsp.loop.state import (
+    EditRecord,
     PreparedEdit,
     RunResult,
     ToolCall,
     ToolCallSummary,
     ToolOutcome,
-    ToolRequested,
-    ToolResulted,
 )
 
 STEP = {"run_id": "r", "iterations_used": 3, "iteration_budget": 8}

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from rune_lsp.loop.state import RunEvent
+from rune_lsp.loop.events import RunEvent
 
 from .fakes import FakeExecutor
 

@@ -91,9 +91,9 @@ class FakeExecutor:
     """Read-only tools answer through `reader`; mutating ones become prepared changes.
 
     `refuse_at_prepare` maps a target (workspace path or command) to the outcome prepare
-    returns; `forbidden` and `stale` are targets that apply and rebase refuse, so a test can
-    change the rules between approval and dispatch. `rebased` maps an edit id to the change
-    `rebase` hands back instead of the proposal (its file changed only elsewhere).
+    returns; `forbidden` and `stale` are targets that apply and recheck refuse, so a test can
+    change the rules between approval and sending. `rebased` maps an edit id to the change
+    `recheck` hands back instead of the proposal (its file changed only elsewhere).
     """
 
     def __init__(
@@ -112,7 +112,6 @@ class FakeExecutor:
         self.forbidden: set[str] = set()
         self.stale: set[str] = set()
         self.rebased: dict[str, PreparedChange] = {}
-        self.raise_on_rebase = False
         self.raise_on_execute: set[str] = set()
         self.raise_on_apply = False
         self.hang_on_execute = False
@@ -156,9 +155,7 @@ class FakeExecutor:
         self.prepared.append(change)
         return change
 
-    async def rebase(self, change: PreparedChange) -> PreparedChange | ToolOutcome:
-        if self.raise_on_rebase:
-            raise RuntimeError("document source vanished")
+    async def recheck(self, change: PreparedChange) -> PreparedChange | ToolOutcome:
         self.rechecked.append(change)
         refusal = self._refusal(change)
         if refusal is not None:
@@ -197,13 +194,13 @@ class FakeExecutor:
 
 
 def approve_all(state: RunState) -> None:
-    for change in state.pending:
-        state.decide(change.edit_id, Approve())
+    for change in state.turn.pending:
+        state.turn.decide(change.edit_id, Approve())
 
 
 def reject_all(state: RunState, reason: str = "") -> None:
-    for change in state.pending:
-        state.decide(change.edit_id, Reject(reason=reason))
+    for change in state.turn.pending:
+        state.turn.decide(change.edit_id, Reject(reason=reason))
 
 
 # --- model ----------------------------------------------------------------------------------

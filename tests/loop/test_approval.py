@@ -12,17 +12,16 @@ from rune_lsp.loop import (
     LoopConfig,
     ResumeError,
 )
+from rune_lsp.loop.events import PendingApproval, RunEvent
 from rune_lsp.loop.state import (
     Approve,
     Finished,
     Landed,
     Message,
     Paused,
-    PendingApproval,
     PreparedCommand,
     PreparedEdit,
     Reject,
-    RunEvent,
     RunState,
     ToolOutcome,
 )
@@ -62,7 +61,7 @@ async def test_read_only_runs_at_once_and_mutating_pauses(executor: FakeExecutor
     assert isinstance(outcome, Paused)
     assert executor.executed == [("read_file", {"path": "a.py"})]
     assert executor.applied == []
-    (change,) = outcome.state.pending
+    (change,) = outcome.state.turn.pending
     assert isinstance(change, PreparedEdit)
     assert (change.edit_id, change.call_id, change.path) == ("r1-edit-1", "call_2", "/ws/a.py")
     assert change.reason == ""
@@ -71,14 +70,14 @@ async def test_read_only_runs_at_once_and_mutating_pauses(executor: FakeExecutor
     ]
     assert isinstance(events[-1], PendingApproval)
     assert events[-1].pending == (change,)
-    assert list(outcome.state.turn_results) == ["call_1"]
+    assert list(outcome.state.turn.results) == ["call_1"]
 
 
 async def test_the_models_words_are_the_reason_shown_to_the_reviewer(
     executor: FakeExecutor,
 ) -> None:
     _, paused = await pause_on(executor, edit("a.py"))
-    assert paused.state.pending[0].reason == "Renaming x."
+    assert paused.state.turn.pending[0].reason == "Renaming x."
 
 
 async def test_state_round_trips_and_resumes_in_a_fresh_loop(executor: FakeExecutor) -> None:
@@ -88,10 +87,10 @@ async def test_state_round_trips_and_resumes_in_a_fresh_loop(executor: FakeExecu
     wire = paused.state.model_dump_json()
     restored = RunState.model_validate_json(wire)
     assert restored == paused.state
-    assert isinstance(restored.pending[1], PreparedCommand)
+    assert isinstance(restored.turn.pending[1], PreparedCommand)
 
-    restored.decide("r1-edit-1", Approve())
-    restored.decide("r1-edit-2", Reject(reason="not now"))
+    restored.turn.decide("r1-edit-1", Approve())
+    restored.turn.decide("r1-edit-2", Reject(reason="not now"))
     fresh_executor = FakeExecutor()
     fresh_model = ScriptedModel.of(answer("Edited a.py."))
     outcome = await AgentLoop(fresh_model, fresh_executor, LoopConfig()).resume(restored)
@@ -109,7 +108,7 @@ async def test_state_round_trips_and_resumes_in_a_fresh_loop(executor: FakeExecu
         ("pytest -q", "rejected"),
     ]
     assert [t.status for t in outcome.result.tool_calls] == ["ok", "ok", "denied"]
-    assert outcome.state.pending == [] and outcome.state.turn_calls == []
+    assert outcome.state.turn.pending == [] and outcome.state.turn.calls == []
     # The model's next turn saw every result.
     assert [m.role for m in fresh_model.calls[0].messages[-3:]] == ["tool", "tool", "tool"]
 
@@ -127,7 +126,7 @@ async def test_reject_all_tells_the_model_and_applies_nothing(executor: FakeExec
 
 async def test_a_rejection_without_reason_still_reads_well(executor: FakeExecutor) -> None:
     loop, paused = await pause_on(executor, edit("a.py"))
-    paused.state.decide("r1-edit-1", Reject())
+    paused.state.turn.decide("r1-edit-1", Reject())
     outcome = await loop.resume(paused.state)
     assert isinstance(outcome, Finished)
     result = results_of(outcome.state.messages)[0].content
@@ -156,7 +155,7 @@ async def test_landed_decisions_become_the_calls_result(
     executor: FakeExecutor, landed: Landed, status: str, expected: str
 ) -> None:
     loop, paused = await pause_on(executor, edit("a.py"))
-    paused.state.decide("r1-edit-1", landed)
+    paused.state.turn.decide("r1-edit-1", landed)
     outcome = await loop.resume(paused.state)
     assert isinstance(outcome, Finished)
     assert executor.applied == []  # the editor applied it; the runtime does not write again
@@ -164,41 +163,17 @@ async def test_landed_decisions_become_the_calls_result(
     assert outcome.result.edits[0].status == status
 
 
-async def test_prepare_dispatch_hands_back_the_change_to_send(executor: FakeExecutor) -> None:
-    loop, paused = await pause_on(executor, edit("a.py"))
-    change = paused.state.pending[0]
-    assert await loop.prepare_dispatch(change) == change
-    assert isinstance(change, PreparedEdit)
-    moved = change.model_copy(update={"old_text": "moved x", "new_text": "moved y"})
-    executor.rebased[change.edit_id] = moved
-    assert await loop.prepare_dispatch(change) == moved
-
-
-async def test_prepare_dispatch_refuses_a_stale_change_or_a_failed_rebase(
-    executor: FakeExecutor,
-) -> None:
-    loop, paused = await pause_on(executor, edit("a.py"))
-    change = paused.state.pending[0]
-    executor.stale.add("/ws/a.py")
-    refusal = await loop.prepare_dispatch(change)
-    assert isinstance(refusal, ToolOutcome) and refusal.edit_status == "stale"
-    executor.raise_on_rebase = True
-    failure = await loop.prepare_dispatch(change)
-    assert isinstance(failure, ToolOutcome) and failure.status == "failed"
-    assert "document source vanished" in failure.content
-
-
 async def test_a_rebased_change_that_landed_is_recorded_under_its_edit_id(
     executor: FakeExecutor,
 ) -> None:
     loop, paused = await pause_on(executor, edit("a.py"), edit("b.py"))
-    second = paused.state.pending[1]
+    second = paused.state.turn.pending[1]
     assert isinstance(second, PreparedEdit)
     executor.rebased[second.edit_id] = second.model_copy(update={"old_text": "other"})
-    sent = await loop.prepare_dispatch(second)
+    sent = await executor.recheck(second)  # what the front end sent instead
     assert not isinstance(sent, ToolOutcome)
-    paused.state.decide(paused.state.pending[0].edit_id, Landed(status="applied"))
-    paused.state.decide(sent.edit_id, Landed(status="applied"))
+    paused.state.turn.decide(paused.state.turn.pending[0].edit_id, Landed(status="applied"))
+    paused.state.turn.decide(sent.edit_id, Landed(status="applied"))
     outcome = await loop.resume(paused.state)
     assert isinstance(outcome, Finished)
     assert [(e.edit_id, e.status) for e in outcome.result.edits] == [
@@ -207,13 +182,15 @@ async def test_a_rebased_change_that_landed_is_recorded_under_its_edit_id(
     ]
 
 
-async def test_an_approved_change_is_rechecked_at_dispatch(executor: FakeExecutor) -> None:
-    loop, paused = await pause_on(executor, edit("a.py"))
-    change = paused.state.pending[0]
-    assert await loop.prepare_dispatch(change) == change
+async def test_an_approved_change_is_rechecked_before_it_is_applied(
+    executor: FakeExecutor,
+) -> None:
+    _, paused = await pause_on(executor, edit("a.py"))
+    change = paused.state.turn.pending[0]
+    assert await executor.recheck(change) == change
     approve_all(paused.state)
     executor.forbidden.add("/ws/a.py")  # the rules changed after the proposal
-    refusal = await loop.prepare_dispatch(change)
+    refusal = await executor.recheck(change)
     assert isinstance(refusal, ToolOutcome) and refusal.status == "denied"
 
     outcome = await AgentLoop(ScriptedModel.of(answer()), executor, LoopConfig()).resume(
@@ -237,11 +214,11 @@ async def test_a_stale_target_is_reported_as_stale(executor: FakeExecutor) -> No
 
 async def test_resume_refuses_undecided_changes(executor: FakeExecutor) -> None:
     loop, paused = await pause_on(executor, edit("a.py"), edit("b.py"))
-    paused.state.decide("r1-edit-2", Approve())
+    paused.state.turn.decide("r1-edit-2", Approve())
     with pytest.raises(ResumeError, match="without a decision: r1-edit-1"):
         await loop.resume(paused.state)
     with pytest.raises(KeyError, match="no pending edit"):
-        paused.state.decide("nope", Approve())
+        paused.state.turn.decide("nope", Approve())
 
 
 async def test_resume_refuses_a_state_with_nothing_pending(executor: FakeExecutor) -> None:

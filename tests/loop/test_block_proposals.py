@@ -56,7 +56,7 @@ async def test_a_block_becomes_an_edit_file_proposal_that_waits_for_review() -> 
 
     assert isinstance(outcome, Paused)  # never applied unreviewed
     assert executor.applied == []
-    [change] = outcome.state.pending
+    [change] = outcome.state.turn.pending
     assert isinstance(change, PreparedEdit) and change.tool == "edit_file"
     assert (change.old_text, change.new_text) == ("    return a - b", "    return a + b")
     assert change.reason.startswith("The bug is in the `add` function")  # shown to the reviewer
@@ -103,7 +103,7 @@ async def test_the_text_protocol_reads_blocks_too() -> None:
     executor = executor_with({"app.py": APP})
     outcome = await start(ScriptedModel.of(answer(PROSE_FIX), native_tools=False), executor)
     assert isinstance(outcome, Paused)
-    assert [c.tool for c in outcome.state.pending] == ["edit_file"]
+    assert [c.tool for c in outcome.state.turn.pending] == ["edit_file"]
 
 
 async def test_without_a_target_a_block_is_just_an_answer() -> None:
@@ -144,7 +144,7 @@ async def test_a_clearer_block_after_the_note_is_proposed() -> None:
     clear = "```python\nclass B:\n    def run(self):\n        return 3\n```"
     outcome = await start(ScriptedModel.of(answer(AMBIGUOUS), answer(clear)), executor)
     assert isinstance(outcome, Paused)
-    [change] = outcome.state.pending
+    [change] = outcome.state.turn.pending
     assert isinstance(change, PreparedEdit)
     assert (change.old_text, change.new_text) == ("        return 2", "        return 3")
 

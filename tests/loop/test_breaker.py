@@ -152,7 +152,7 @@ async def test_a_trip_in_a_turn_with_a_proposed_change_ends_the_run_without_revi
     assert outcome.result.error == breaker_error("read_file")
     assert outcome.result.edits == ()
     assert executor.applied == []
-    assert outcome.state.pending == []
+    assert outcome.state.turn.pending == []
     assert [t.status for t in outcome.result.tool_calls] == ["failed", "skipped", "failed"]
     assert_paired(outcome.state.messages)
 

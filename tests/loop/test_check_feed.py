@@ -6,14 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rune_lsp.loop import AgentLoop, LoopConfig
-from rune_lsp.loop.state import (
-    CheckReport,
-    CheckStarted,
-    EditRecord,
-    Finished,
-    Paused,
-    RunEvent,
-)
+from rune_lsp.loop.events import CheckStarted, RunEvent
+from rune_lsp.loop.state import CheckReport, EditRecord, Finished, Paused
 
 from .fakes import (
     FakeExecutor,

@@ -69,7 +69,7 @@ async def test_identical_edits_make_one_pending_change(executor: FakeExecutor) -
     loop = AgentLoop(model, executor, LoopConfig())
     paused = await loop.run("task")
     assert isinstance(paused, Paused)
-    assert len(paused.state.pending) == 1
+    assert len(paused.state.turn.pending) == 1
     assert len(paused.state.edits) == 1
     approve_all(paused.state)
     finished = await loop.resume(paused.state)

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from rune_lsp.loop import AgentLoop, LoopConfig
-from rune_lsp.loop.state import (
-    Finished,
+from rune_lsp.loop.events import (
     ModelDelta,
     ModelTurnStarted,
     PendingApproval,
@@ -12,8 +11,8 @@ from rune_lsp.loop.state import (
     RunEvent,
     ToolRequested,
     ToolResulted,
-    describe_call,
 )
+from rune_lsp.loop.state import Finished, describe_call
 
 from .fakes import FakeExecutor, ScriptedModel, answer, edit, read, turn
 

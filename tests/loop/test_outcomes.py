@@ -141,9 +141,9 @@ async def test_a_cancelled_resume_reports_what_the_editor_already_landed() -> No
     loop = AgentLoop(model, executor, LoopConfig())
     paused = await loop.run("task", run_id="r1")
     assert isinstance(paused, Paused)
-    paused.state.decide("r1-edit-1", Approve())
-    paused.state.decide("r1-edit-2", Landed(status="applied"))
-    paused.state.decide("r1-edit-3", Approve())
+    paused.state.turn.decide("r1-edit-1", Approve())
+    paused.state.turn.decide("r1-edit-2", Landed(status="applied"))
+    paused.state.turn.decide("r1-edit-3", Approve())
 
     gate = asyncio.Event()
     original_apply = executor.apply

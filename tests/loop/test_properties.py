@@ -16,18 +16,17 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from rune_lsp.loop import AgentLoop, LoopConfig, ModelError, ToolsUnsupportedError
+from rune_lsp.loop.events import ModelTurnStarted, RunEvent
 from rune_lsp.loop.state import (
     Approve,
     Decision,
     Finished,
     Landed,
     ModelTurn,
-    ModelTurnStarted,
     Outcome,
     Paused,
     RawToolCall,
     Reject,
-    RunEvent,
     RunState,
     ToolOutcome,
 )
@@ -126,8 +125,8 @@ async def drive(
     config = LoopConfig(max_iterations=budget)
     outcome = await AgentLoop(model, executor, config, on_event=events.append).run("task")
     while isinstance(outcome, Paused):
-        for change in outcome.state.pending:
-            outcome.state.decide(change.edit_id, draw.draw(decisions))
+        for change in outcome.state.turn.pending:
+            outcome.state.turn.decide(change.edit_id, draw.draw(decisions))
         state = RunState.model_validate_json(outcome.state.model_dump_json())
         # A new loop per resumption, as a restarted server would build.
         outcome = await AgentLoop(model, executor, config, on_event=events.append).resume(state)
@@ -158,7 +157,7 @@ def test_random_turns_keep_every_invariant(
     tool_messages = [m for m in state.messages if m.role == "tool"]
     assert len(result.tool_calls) == len(tool_messages)
     assert [r.call_id for r in state.call_log] == [m.tool_call_id for m in tool_messages]
-    assert state.turn_calls == [] and state.pending == []
+    assert state.turn.calls == [] and state.turn.pending == []
     assert all(edit.status != "pending" for edit in result.edits)
     if result.outcome == "completed":
         assert result.answer.strip()

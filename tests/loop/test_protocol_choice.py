@@ -42,7 +42,7 @@ async def test_prose_twice_moves_the_run_to_the_text_protocol(executor: FakeExec
     outcome = await AgentLoop(model, executor, LoopConfig()).run(TASK)
 
     assert isinstance(outcome, Paused)
-    assert [p.tool for p in outcome.state.pending] == ["edit_file"]
+    assert [p.tool for p in outcome.state.turn.pending] == ["edit_file"]
     _, coached, switched = model.calls
     # Turn 2: still native, told exactly how to call edit_file on the task's own file.
     assert coached.tools and coached.messages[-1].role == "user"
@@ -127,7 +127,7 @@ async def test_the_recorded_coached_answer_becomes_the_fix(executor: FakeExecuto
     outcome = await AgentLoop(model, executor, LoopConfig()).run(TASK)
 
     assert isinstance(outcome, Paused)
-    [change] = outcome.state.pending
+    [change] = outcome.state.turn.pending
     assert change.tool == "edit_file"
     assert change.path.endswith("app.py")
     assert change.old_text.endswith("    return a - b\n")  # type: ignore[union-attr]

@@ -230,4 +230,4 @@ async def test_qwen_coder_fenced_call_in_a_native_turn_is_proposed_for_review(
 
     # run_command is mutating: it waits for the user's decision like a native call would.
     assert outcome.kind == "paused"
-    assert [p.tool for p in outcome.state.pending] == ["run_command"]
+    assert [p.tool for p in outcome.state.turn.pending] == ["run_command"]

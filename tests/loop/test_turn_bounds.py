@@ -76,7 +76,7 @@ async def test_a_rejected_megabyte_is_not_resent_with_every_request() -> None:
     loop = AgentLoop(model, executor, LoopConfig())
     paused = await loop.run("task", run_id="r1")
     assert isinstance(paused, Paused)
-    paused.state.decide("r1-edit-1", Reject(reason="too big"))
+    paused.state.turn.decide("r1-edit-1", Reject(reason="too big"))
     outcome = await loop.resume(paused.state)
     assert isinstance(outcome, Finished)
     for later in model.calls[1:]:
@@ -92,12 +92,12 @@ async def test_calls_past_the_per_turn_cap_are_paired_as_skipped(executor: FakeE
     model = ScriptedModel.of(turn(*(edit(f"f{n}.py") for n in range(count))))
     outcome = await AgentLoop(model, executor, LoopConfig()).run("task")
     assert isinstance(outcome, Paused)
-    assert len(outcome.state.pending) == MAX_CALLS_PER_TURN  # reviews, not 300
+    assert len(outcome.state.turn.pending) == MAX_CALLS_PER_TURN  # reviews, not 300
     assert [change.path for change in executor.prepared] == [
         f"/ws/f{n}.py" for n in range(MAX_CALLS_PER_TURN)
     ]
-    for edit_id in [change.edit_id for change in outcome.state.pending]:
-        outcome.state.decide(edit_id, Reject())
+    for edit_id in [change.edit_id for change in outcome.state.turn.pending]:
+        outcome.state.turn.decide(edit_id, Reject())
     finished = await AgentLoop(ScriptedModel.of(answer()), executor, LoopConfig()).resume(
         outcome.state
     )

@@ -47,7 +47,7 @@ async def test_pending_state_is_persisted_before_the_reviewer_is_asked(rig: Rig)
 
     def policy(change: PreparedChange) -> Decision:
         record = rig.pending.load("run-3")
-        seen_on_disk.append(record is not None and bool(record.state.pending))
+        seen_on_disk.append(record is not None and bool(record.state.turn.pending))
         return Approve()
 
     model = ScriptedModel.of(turn(FIX), answer("ok"))
@@ -80,7 +80,7 @@ async def test_an_interrupted_run_keeps_its_pause_for_resume(rig: Rig) -> None:
     assert result.outcome == "cancelled"
     assert result.error is not None and "rune.resume" in result.error
     record = rig.pending.load("run-4")
-    assert record is not None and [p.tool for p in record.state.pending] == ["edit_file"]
+    assert record is not None and [p.tool for p in record.state.turn.pending] == ["edit_file"]
 
 
 async def test_resume_from_disk_after_a_crash(rig: Rig) -> None:
@@ -261,7 +261,7 @@ async def test_stop_interrupt_keeps_the_open_review_for_resume(rig: Rig) -> None
     assert result.outcome == "cancelled"
     assert result.error == "interrupted with a review open; continue it with rune.resume run-s3"
     record = rig.pending.load("run-s3")
-    assert record is not None and [p.tool for p in record.state.pending] == ["edit_file"]
+    assert record is not None and [p.tool for p in record.state.turn.pending] == ["edit_file"]
 
 
 async def test_the_first_reason_given_stands(rig: Rig) -> None:

@@ -8,20 +8,16 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from rune_lsp.loop.state import (
+from rune_lsp.loop.events import (
     CheckStarted,
     ModelDelta,
     ModelTurnStarted,
     PendingApproval,
-    PreparedCommand,
-    PreparedEdit,
     RunEnded,
-    RunResult,
-    ToolCall,
-    ToolOutcome,
     ToolRequested,
     ToolResulted,
 )
+from rune_lsp.loop.state import PreparedCommand, PreparedEdit, RunResult, ToolCall, ToolOutcome
 from rune_lsp.server.progress import RunProgress, progress_message
 
 STEP = {"run_id": "r1", "iterations_used": 3, "iteration_budget": 8}

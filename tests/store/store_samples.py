@@ -136,7 +136,7 @@ def plain_receipt(state: RunState | None = None, **overrides: Any) -> Receipt:
 
 def pending_run(run_id: str = "run-1", session_id: str = "session-a") -> PendingRun:
     state = run_state(run_id)
-    state.pending.append(
+    state.turn.pending.append(
         PreparedEdit(
             edit_id="edit-2",
             call_id="call-3",

@@ -17,15 +17,15 @@ from rune_lsp.store.runids import InvalidRunIdError
 def test_round_trip_keeps_everything_needed_to_resume(tmp_path: Path) -> None:
     store = PendingStore(tmp_path)
     record = pending_run()
-    record.state.decide("edit-2", Approve())
+    record.state.turn.decide("edit-2", Approve())
     path = store.save(record)
 
     assert path == tmp_path / "pending" / "run-1.json"
     loaded = store.load("run-1")
     assert loaded is not None
     assert loaded.state == record.state
-    assert isinstance(loaded.state.pending[0], PreparedEdit)
-    assert loaded.state.decisions == {"edit-2": Approve()}
+    assert isinstance(loaded.state.turn.pending[0], PreparedEdit)
+    assert loaded.state.turn.decisions == {"edit-2": Approve()}
     assert (loaded.provider, loaded.model, loaded.base_url) == (
         "ollama",
         "qwen3:14b",

@@ -105,19 +105,19 @@ def test_overlapping_secrets_mask_once() -> None:
 def test_pending_state_is_scrubbed_everywhere(tmp_path: Path) -> None:
     record = pending_run()
     record.state.messages.append(Message(role="tool", content=f"KEY={API_KEY}", name="read_file"))
-    record.state.turn_calls.append(
+    record.state.turn.calls.append(
         ToolCall(id="c9", name="run_command", arguments={"command": f"echo {API_KEY}"})
     )
-    record.state.turn_results["c9"] = ToolOutcome(status="ok", content=API_KEY)
+    record.state.turn.results["c9"] = ToolOutcome(status="ok", content=API_KEY)
     store = PendingStore(tmp_path)
     text = store.save(record, secrets=[API_KEY]).read_text()
     assert API_KEY not in text and API_KEY[:MIN_FRAGMENT] not in text
     loaded = store.load("run-1")
     assert loaded is not None
     assert loaded.state.messages[-1].content == f"KEY={MASK}"
-    assert loaded.state.turn_calls[-1].arguments == {"command": f"echo {MASK}"}
-    assert loaded.state.turn_results["c9"] == ToolOutcome(status="ok", content=MASK)
-    assert loaded.state.pending == record.state.pending  # the rest is untouched
+    assert loaded.state.turn.calls[-1].arguments == {"command": f"echo {MASK}"}
+    assert loaded.state.turn.results["c9"] == ToolOutcome(status="ok", content=MASK)
+    assert loaded.state.turn.pending == record.state.turn.pending  # the rest is untouched
 
 
 def test_url_passwords_are_masked() -> None:

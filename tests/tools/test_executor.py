@@ -46,7 +46,7 @@ async def test_approved_edit_is_written(tools: WorkspaceTools, ws: Path) -> None
     edit = await _prepare(
         tools, "edit_file", EditFileArgs(path="app.py", old_text="b", new_text="B")
     )
-    assert await tools.rebase(edit) is edit
+    assert await tools.recheck(edit) is edit
     outcome = await tools.apply(edit)
     assert outcome == ToolOutcome(
         status="ok",
@@ -88,11 +88,29 @@ async def test_buffer_change_after_prepare_is_stale(
         tools, "edit_file", EditFileArgs(path="app.py", old_text="1", new_text="2")
     )
     buffers[path] = "x = 1\ny = 0\n"
-    refusal = await tools.rebase(edit)
+    refusal = await tools.recheck(edit)
     assert isinstance(refusal, ToolOutcome)
     assert refusal.edit_status == "stale"
     assert (await tools.apply(edit)).edit_status == "stale"
     assert path.read_text() == "x = 1\n"
+
+
+async def test_a_recheck_that_fails_refuses_the_change(tools: WorkspaceTools, ws: Path) -> None:
+    """The server sends what `recheck` returns: an unexpected error refuses the edit."""
+
+    class Vanished(OverlayDocuments):
+        def read_text(self, path: Path) -> str | None:
+            raise RuntimeError("document source vanished")
+
+    write(ws, "app.py", "x = 1\n")
+    edit = await _prepare(
+        tools, "edit_file", EditFileArgs(path="app.py", old_text="1", new_text="2")
+    )
+    tools.documents = Vanished({})
+    failure = await tools.recheck(edit)
+    assert failure == ToolOutcome(
+        status="failed", content="Error: re-check failed: RuntimeError: document source vanished"
+    )
 
 
 async def test_new_file_created_meanwhile_is_stale(tools: WorkspaceTools, ws: Path) -> None:
@@ -150,7 +168,7 @@ async def test_sandbox_narrowed_after_prepare_denies_apply(tools: WorkspaceTools
         tools, "edit_file", EditFileArgs(path="app.py", old_text="x", new_text="y")
     )
     tools.sandbox = Sandbox.for_workspace([ws], write_dirs=[ws / "src"])
-    refusal = await tools.rebase(edit)
+    refusal = await tools.recheck(edit)
     assert isinstance(refusal, ToolOutcome)
     assert refusal.status == "denied"
     outcome = await tools.apply(edit)

@@ -60,10 +60,10 @@ async def test_overlapping_second_edit_stays_stale(tools: WorkspaceTools, ws: Pa
     assert outcome.edit_status == "stale"
     assert outcome.content.startswith("app.py changed since the edit was proposed")
     assert path.read_text() == SOURCE.replace("return 1", "return 10")
-    assert isinstance(await tools.rebase(second), ToolOutcome)
+    assert isinstance(await tools.recheck(second), ToolOutcome)
 
 
-async def test_rebase_returns_the_edit_on_the_editor_buffer(
+async def test_recheck_returns_the_edit_rebased_on_the_editor_buffer(
     tools: WorkspaceTools, ws: Path, buffers: dict[Path, str]
 ) -> None:
     path = write(ws, "app.py", SOURCE)
@@ -72,7 +72,7 @@ async def test_rebase_returns_the_edit_on_the_editor_buffer(
     second = await _edit(tools, 2, "return 2", "return 20")
     assert first.old_text == buffers[path]
     buffers[path] = first.new_text  # the editor applied the first edit; nothing is saved
-    rebased = await tools.rebase(second)
+    rebased = await tools.recheck(second)
     assert isinstance(rebased, PreparedEdit)
     assert rebased.old_text == buffers[path]
     assert rebased.new_text == BOTH.replace("def b", "def b_unsaved")
@@ -82,24 +82,22 @@ async def test_rebase_returns_the_edit_on_the_editor_buffer(
         "edit_file",
         second.path,
     )
-    assert await tools.rebase(rebased) is rebased  # it fits the buffer as it is
+    assert await tools.recheck(rebased) is rebased  # it fits the buffer as it is
     assert path.read_text() == SOURCE  # re-basing writes nothing
 
 
-async def test_an_unchanged_target_is_dispatched_as_proposed(
-    tools: WorkspaceTools, ws: Path
-) -> None:
+async def test_an_unchanged_target_is_sent_as_proposed(tools: WorkspaceTools, ws: Path) -> None:
     write(ws, "app.py", SOURCE)
     edit = await _edit(tools, 1, "return 1", "return 10")
-    assert await tools.rebase(edit) is edit
+    assert await tools.recheck(edit) is edit
     command = await tools.prepare(
         "run_command", RunCommandArgs(command="true"), call_id="c2", edit_id="e2", reason=""
     )
     assert isinstance(command, PreparedCommand)
-    assert await tools.rebase(command) is command
+    assert await tools.recheck(command) is command
 
 
-async def test_rebase_still_denies_a_target_the_rules_now_forbid(
+async def test_recheck_still_denies_a_target_the_rules_now_forbid(
     tools: WorkspaceTools, ws: Path
 ) -> None:
     path = write(ws, "app.py", SOURCE)
@@ -108,7 +106,7 @@ async def test_rebase_still_denies_a_target_the_rules_now_forbid(
     second = await _edit(tools, 2, "return 2", "return 20")
     await tools.apply(first)
     tools.sandbox = Sandbox.for_workspace([ws], write_dirs=[ws / "src"])
-    refusal = await tools.rebase(second)
+    refusal = await tools.recheck(second)
     assert isinstance(refusal, ToolOutcome) and refusal.status == "denied"
     assert (await tools.apply(second)).status == "denied"
     assert path.read_text() == first.new_text

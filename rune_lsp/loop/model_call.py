@@ -1,0 +1,119 @@
+"""One model call of a run, and the calls read out of its answer.
+
+The history is fitted to the model's context (less what the text protocol's prompt and the
+offered tool schemas take) and rendered for the text protocol when the run speaks it; each call
+is recorded as a turn. A provider that refuses native tools moves the run to the text protocol
+without costing an iteration. Any other failure raises `Stop`: the run ends `failed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping, Sequence
+
+from rune_lsp.loop.context_budget import estimate_tokens, fit_history, history_budget
+from rune_lsp.loop.events import EventEmitter, ModelDelta, ModelTurnStarted, progress_of
+from rune_lsp.loop.fallback import protocol_prompt, render_for_text_protocol
+from rune_lsp.loop.normalize import canonical_json
+from rune_lsp.loop.ports import Model, ModelError, ToolDefinition, ToolsUnsupportedError
+from rune_lsp.loop.state import (
+    Message,
+    ModelTurn,
+    RawToolCall,
+    RunState,
+    ToolSpec,
+    TurnRecord,
+)
+from rune_lsp.loop.stop import Stop, describe
+from rune_lsp.loop.text_calls import parse_text_turn
+
+
+class ModelCalls:
+    """The model calls of one run (or one resumption of it).
+
+    `tools` and `context_length` are set once the run has loaded the model's capabilities.
+    """
+
+    def __init__(self, model: Model, state: RunState, events: EventEmitter) -> None:
+        self.model = model
+        self.state = state
+        self.events = events
+        self.tools: Mapping[str, ToolDefinition] = {}
+        self.context_length: int | None = None
+        # (native, offer_tools) -> the protocol prompt and the tokens the tools take up; the
+        # same every turn of a run, and costly to measure (the schemas as JSON).
+        self._framing: dict[tuple[bool, bool], tuple[str, int]] = {}
+
+    async def ask(self, *, offer_tools: bool, extra: Sequence[Message] = ()) -> ModelTurn:
+        state = self.state
+        if state.notices:  # appended, not sent on the side: the history stays append-only
+            state.messages.append(Message(role="user", content="\n\n".join(state.notices)))
+            state.notices = []
+        state.iterations_used += 1
+        await self.events.emit(ModelTurnStarted(**progress_of(state)))
+        started = time.monotonic()
+        try:
+            try:
+                turn = await self._chat(offer_tools, extra)
+            except ToolsUnsupportedError:
+                if not (offer_tools and state.native_tools):
+                    raise
+                # The provider remembers the refusal; this run goes on with the text protocol,
+                # and the refused call does not count as an iteration.
+                state.native_tools = False
+                turn = await self._chat(offer_tools, extra)
+        except asyncio.CancelledError:
+            self.events.cancel_scheduled()  # a slow progress sink must not delay the cancel
+            raise
+        except ModelError as exc:
+            raise Stop("failed", str(exc) or type(exc).__name__) from exc
+        except Exception as exc:
+            raise Stop("failed", describe(exc)) from exc
+        finally:
+            await self.events.drain()
+        state.turns.append(
+            TurnRecord(
+                iteration=state.iterations_used,
+                usage=turn.usage,
+                finish_reason=turn.finish_reason,
+                duration_ms=(time.monotonic() - started) * 1000,
+            )
+        )
+        return turn
+
+    def read(self, turn: ModelTurn) -> tuple[str, tuple[RawToolCall, ...]]:
+        """The visible text and the calls, by whichever protocol this run speaks. With native
+        tools, calls the model wrote out as text count when it made none natively."""
+        if self.state.native_tools and turn.tool_calls:
+            return turn.text, turn.tool_calls
+        parsed = parse_text_turn(turn.text, self.tools)
+        if self.state.native_tools and not parsed.calls:
+            return turn.text, ()
+        return parsed.visible, (*turn.tool_calls, *parsed.calls)
+
+    async def _chat(self, offer_tools: bool, extra: Sequence[Message]) -> ModelTurn:
+        specs = [definition.spec for definition in self.tools.values()]
+        native = self.state.native_tools
+        offered = specs if offer_tools and native else []
+        protocol, overhead = self._frame(specs, offered, native)
+        history = fit_history(
+            [*self.state.messages, *extra], history_budget(self.context_length) - overhead
+        )
+        messages = history if native else render_for_text_protocol(history, protocol)
+        return await self.model.chat(messages, offered, on_delta=self._on_delta)
+
+    def _frame(
+        self, specs: Sequence[ToolSpec], offered: Sequence[ToolSpec], native: bool
+    ) -> tuple[str, int]:
+        """The text protocol's prompt ("" with native tools) and the tokens it and the offered
+        tool schemas take from the history budget."""
+        key = (native, bool(offered))
+        if key not in self._framing:
+            protocol = "" if native else protocol_prompt(specs)
+            schemas = canonical_json([spec.model_dump() for spec in offered])
+            self._framing[key] = (protocol, estimate_tokens(protocol) + estimate_tokens(schemas))
+        return self._framing[key]
+
+    def _on_delta(self, text: str) -> None:
+        self.events.emit_soon(ModelDelta(**progress_of(self.state), text=text))
