@@ -316,21 +316,26 @@ def completion_turn(chunk: Chunk) -> ModelTurn:
 
 
 class _Meta(_Lenient):
+    n_ctx: int | None = None  # the context llama-server serves (`-c`)
     n_ctx_train: int | None = None
 
 
 class ModelEntry(_Lenient):
     id: str
-    # Which field holds the context size depends on the server: llama.cpp `meta.n_ctx_train`,
-    # OpenRouter and LM Studio `context_length` / `max_context_length`, vLLM `max_model_len`.
+    # Which field holds the context size depends on the server: llama.cpp `meta.n_ctx` (what
+    # it serves; `n_ctx_train` from older builds), OpenRouter and LM Studio `context_length` /
+    # `max_context_length`, vLLM `max_model_len`.
     meta: _Meta | None = None
     context_length: int | None = None
     max_context_length: int | None = None
     max_model_len: int | None = None
 
     @property
-    def trained_context(self) -> int | None:
+    def context(self) -> int | None:
+        """Tokens a request may hold. A llama-server started with `-c 8192` for a model trained
+        on 32,768 takes 8,192: planning the history for 32,768 would overflow it, unfitted."""
         candidates = (
+            self.meta.n_ctx if self.meta else None,
             self.meta.n_ctx_train if self.meta else None,
             self.context_length,
             self.max_context_length,

@@ -156,4 +156,4 @@ def test_ollama_show(fixture: str, expected: ModelCapabilities) -> None:
 def test_models_context_length(fixture: str, model: str, context: int) -> None:
     entries = openai_wire.parse_models(json.loads((FIXTURES / fixture).read_text()))
 
-    assert [(e.id, e.trained_context) for e in entries] == [(model, context)]
+    assert [(e.id, e.context) for e in entries] == [(model, context)]
