@@ -111,6 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     effect_options.add_argument("--task-names", help="comma-separated task names instead")
     effect_options.add_argument("--arms", help="comma-separated subset of the five arms")
     effect_options.add_argument(
+        "--threads", type=int, help="llama-server threads (default 2; 1 leaves a core free)"
+    )
+    effect_options.add_argument(
         "--no-doc", action="store_true", help="leave docs/performance.md alone"
     )
     args = parser.parse_args(argv)
@@ -205,9 +208,11 @@ def run_effect(args: argparse.Namespace, argv: list[str] | None) -> int:
     except ValueError as exc:
         print(f"bench/run.py: {exc}", file=sys.stderr)
         return 2
-    result = effect.run(args.model, args.tasks, chosen_arms, names)
+    result = effect.run(args.model, args.tasks, chosen_arms, names, threads=args.threads)
     command = "bench/run.py " + " ".join(sys.argv[1:] if argv is None else argv)
     print(report.table(result))
+    if result.preamble is not None:
+        print(result.preamble.summary())
     report.write_results(args.output, result)
     print(f"\nwrote {args.output}")
     if not args.no_doc:

@@ -20,13 +20,16 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 from bench.effect import arms as arm_commands
 from bench.effect.arms import ARMS, Endpoint
 from bench.effect.corpus import Task, check_task, is_fixed, load_tasks, make_workspace
+from bench.effect.preamble import Preamble, measure
 from bench.effect.proxy import CountingProxy, Exchange
 from bench.peers import ensure_aider
 from tests.live.llama import LlamaOptions, LlamaServer, find_coder
@@ -55,6 +58,7 @@ class Attempt:
     cached_tokens: int
     completion_tokens: int
     longest_request_s: float
+    first_prompt_tokens: int  # the run's first request: system prompt, tools and the task
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,8 @@ class ArmSummary:
     cached_tokens: int
     completion_tokens: int
     prompt_tokens_per_fixed: float | None
+    prompt_tokens_per_request: float | None
+    first_prompt_median: float | None  # tokens of a run's first request, median over tasks
     wall_median_s: float
     wall_max_s: float
     longest_request_s: float
@@ -85,9 +91,11 @@ class EffectReport:
     unsound: tuple[str, ...]
     summaries: tuple[ArmSummary, ...]
     attempts: tuple[Attempt, ...]
+    preamble: Preamble | None = None  # rune's first request, counted by the server
 
     def as_json(self) -> dict[str, Any]:
-        return asdict(self)
+        preamble = self.preamble.as_json() if self.preamble else None
+        return {**asdict(self), "preamble": preamble}
 
 
 def choose_tasks(count: int | None, names: Sequence[str] = ()) -> list[Task]:
@@ -131,6 +139,7 @@ def attempt(arm: str, task: Task, endpoint: Endpoint, proxy: CountingProxy, aide
         cached_tokens=sum(e.cached_tokens for e in exchanges),
         completion_tokens=sum(e.completion_tokens for e in exchanges),
         longest_request_s=round(max((e.seconds for e in exchanges), default=0.0), 1),
+        first_prompt_tokens=exchanges[0].prompt_tokens if exchanges else 0,
     )
 
 
@@ -139,6 +148,8 @@ def summarize(arm: str, attempts: Sequence[Attempt]) -> ArmSummary:
     fixed = sum(a.fixed for a in mine)
     prompt = sum(a.prompt_tokens for a in mine)
     walls = [a.seconds for a in mine] or [0.0]
+    requests = sum(a.requests - a.unfinished_requests for a in mine)
+    firsts = [a.first_prompt_tokens for a in mine if a.first_prompt_tokens]
     return ArmSummary(
         arm=arm,
         tasks=len(mine),
@@ -150,6 +161,8 @@ def summarize(arm: str, attempts: Sequence[Attempt]) -> ArmSummary:
         cached_tokens=sum(a.cached_tokens for a in mine),
         completion_tokens=sum(a.completion_tokens for a in mine),
         prompt_tokens_per_fixed=round(prompt / fixed, 1) if fixed else None,
+        prompt_tokens_per_request=round(prompt / requests, 1) if requests else None,
+        first_prompt_median=statistics.median(firsts) if firsts else None,
         wall_median_s=round(statistics.median(walls), 1),
         wall_max_s=round(max(walls), 1),
         longest_request_s=max((a.longest_request_s for a in mine), default=0.0),
@@ -162,8 +175,14 @@ def _verdict(done: Attempt) -> str:
 
 
 def run(
-    model: str, count: int | None, arms: Sequence[str], names: Sequence[str] = ()
+    model: str,
+    count: int | None,
+    arms: Sequence[str],
+    names: Sequence[str] = (),
+    *,
+    threads: int | None = None,
 ) -> EffectReport:
+    """`threads`: llama-server's `-t` (default: the live tier's, `CODER_THREADS`)."""
     started = time.perf_counter()
     started_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     tasks = choose_tasks(count, names)
@@ -172,6 +191,8 @@ def run(
     tasks = [t for t, c in zip(tasks, checks, strict=True) if c.sound]
     aider = ensure_aider() if any(a.startswith("aider") for a in arms) else Path("aider")
     install = find_coder(model)
+    if threads is not None:
+        install = replace(install, threads=threads)
     options = LlamaOptions(tools_template=False, max_predict=-1, seed=SEED, temperature=TEMPERATURE)
     log = Path(tempfile.mkdtemp(prefix="rune-effect-")) / "llama-server.log"
     attempts: list[Attempt] = []
@@ -180,6 +201,7 @@ def run(
         CountingProxy(f"http://127.0.0.1:{server.port}") as proxy,
     ):
         endpoint = Endpoint(proxy.base_url, install.alias)
+        preamble = _preamble(server.base_url)
         for task in tasks:
             for arm in arms:
                 done = attempt(arm, task, endpoint, proxy, aider)
@@ -194,7 +216,16 @@ def run(
         unsound=unsound,
         summaries=tuple(summarize(arm, attempts) for arm in arms),
         attempts=tuple(attempts),
+        preamble=preamble,
     )
+
+
+def _preamble(base_url: str) -> Preamble | None:
+    try:
+        return measure(base_url)
+    except httpx.HTTPError as exc:  # an older server without /apply-template: no count
+        print(f"[effect] preamble not counted: {exc}", file=sys.stderr)
+        return None
 
 
 def _line(done: Attempt) -> str:

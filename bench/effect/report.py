@@ -14,22 +14,27 @@ BEGIN = "<!-- effect:begin (written by bench/run.py --only effect) -->"
 END = "<!-- effect:end -->"
 HEADER = (
     "| arm | fixed | requests | prompt tok | cached | processed | completion | prompt tok / fix "
-    "| wall median / max (s) | longest request (s) | outcomes |"
+    "| prompt tok / request | first request | wall median / max (s) | longest request (s) "
+    "| outcomes |"
 )
 
 
 def row(summary: ArmSummary) -> str:
-    per_fixed = summary.prompt_tokens_per_fixed
-    per_fix = "-" if per_fixed is None else f"{per_fixed:.0f}"
+    per_fix = _tokens(summary.prompt_tokens_per_fixed)
     unfinished = f" ({summary.unfinished_requests} cut)" if summary.unfinished_requests else ""
     outcomes = ", ".join(f"{count} {what}" for what, count in sorted(summary.outcomes.items()))
     return (
         f"| {summary.arm} | {summary.fixed}/{summary.tasks} | {summary.requests}{unfinished} "
         f"| {summary.prompt_tokens} | {summary.cached_tokens} | {summary.processed_tokens} "
         f"| {summary.completion_tokens} | {per_fix} "
+        f"| {_tokens(summary.prompt_tokens_per_request)} | {_tokens(summary.first_prompt_median)} "
         f"| {summary.wall_median_s:.0f} / {summary.wall_max_s:.0f} "
         f"| {summary.longest_request_s:.0f} | {outcomes} |"
     )
+
+
+def _tokens(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}"
 
 
 def table(report: EffectReport) -> str:
@@ -41,6 +46,7 @@ def table(report: EffectReport) -> str:
 def markdown(report: EffectReport, command: str) -> str:
     info = machine()
     unsound = f" Unsound tasks left out: {', '.join(report.unsound)}." if report.unsound else ""
+    preamble = f"{report.preamble.summary()}, counted by the server." if report.preamble else ""
     return "\n".join(
         [
             BEGIN,
@@ -51,6 +57,7 @@ def markdown(report: EffectReport, command: str) -> str:
             f"    {command}",
             "",
             table(report),
+            *(["", preamble] if preamble else []),
             END,
         ]
     )

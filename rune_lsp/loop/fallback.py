@@ -1,7 +1,8 @@
 """The text protocol for models without native tool calling.
 
-The runtime owns the protocol: the system message describes each tool (name, description, JSON
-schema) and one strict call format, `<tool_call>{"name": ..., "arguments": {...}}</tool_call>`.
+The runtime owns the protocol: the system message describes each tool (its signature, from its
+JSON schema, and its description) and one strict call format,
+`<tool_call>{"name": ..., "arguments": {...}}</tool_call>`.
 Models write calls in other ways too (fenced JSON, their family's own tags); `text_calls` reads
 all of them back, for this protocol and for native turns alike. Text outside the calls is the
 visible answer.
@@ -15,8 +16,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
-from rune_lsp.loop.normalize import canonical_json
 from rune_lsp.loop.state import Message, ToolCall, ToolSpec
 from rune_lsp.loop.text_calls import ParsedText, parse_text_turn
 
@@ -34,22 +35,39 @@ RESULTS_HEADER = "Results of your tool calls, one block per call id:"
 
 
 def protocol_prompt(specs: Sequence[ToolSpec]) -> str:
-    tools = "\n".join(
-        f"- {spec.name}: {spec.description}\n  arguments (JSON schema): "
-        f"{canonical_json(spec.parameters)}"
-        for spec in specs
-    )
+    tools = "\n".join(_signature(spec) for spec in specs)
     return (
         "# Tools\n"
-        "You can call the tools listed below. To call one, write exactly this, on its own "
-        "lines, with the arguments as one JSON object matching the tool's schema:\n"
+        "To call a tool, write on its own line, the arguments as one JSON object:\n"
         '<tool_call>{"name": "TOOL_NAME", "arguments": {"ARGUMENT": "VALUE"}}</tool_call>\n'
-        "You may write several such blocks in one reply. Then stop and wait: the results come "
-        'back in the next message as <tool_result id="..." name="..."> blocks, in the order of '
-        "your calls. Text outside the blocks is shown to the user. When you are done, reply "
-        "without any <tool_call> block.\n\n"
-        f"Available tools:\n{tools}"
+        "You may write several. Then stop: the results come back in the next message as "
+        '<tool_result id="..." name="..."> blocks. When you are done, reply without '
+        "<tool_call>.\n\n"
+        f"Tools (`?`: optional):\n{tools}"
     )
+
+
+def _signature(spec: ToolSpec) -> str:
+    """`- name(arg: type, opt?: type): description. arg: its description.` Its schema's
+    types and descriptions in a third of the JSON's tokens: small models pay for every one."""
+    properties: dict[str, Any] = spec.parameters.get("properties", {})
+    required = set(spec.parameters.get("required", ()))
+    arguments = ", ".join(
+        f"{name}{'' if name in required else '?'}: {_type(schema)}"
+        for name, schema in properties.items()
+    )
+    notes = "".join(
+        f" {name}: {schema['description']}"
+        for name, schema in properties.items()
+        if schema.get("description")
+    )
+    return f"- {spec.name}({arguments}): {spec.description}{notes}"
+
+
+def _type(schema: dict[str, Any]) -> str:
+    """The JSON type an argument takes; an optional one (`anyOf [T, null]`) takes T."""
+    kinds = [b.get("type") for b in schema.get("anyOf", [schema]) if b.get("type") != "null"]
+    return kinds[0] if len(kinds) == 1 and isinstance(kinds[0], str) else "any"
 
 
 def format_call(call: ToolCall) -> str:

@@ -14,12 +14,11 @@ GUIDANCE_TAIL = (
     "Read before editing; verify fixes by running them."
 )
 
+#: Short: a small local model reads it on every request (issue 16 measured each token of it).
 GUIDANCE = (
-    "You are a careful coding agent working in the user's workspace. You can only see and "
-    "change it through the tools you are given; every change you propose is reviewed by the "
-    "user before it lands. Make the smallest change that solves the task. When you are done, "
-    "reply without calling tools: say briefly what you changed and why, or why you could not.\n"
-    + GUIDANCE_TAIL
+    "You are a coding agent. You see and change the user's workspace only through tools, and "
+    "the user reviews every change. Make the smallest change that solves the task. When done, "
+    "reply without tools: what you changed and why, or why you could not.\n" + GUIDANCE_TAIL
 )
 
 #: The last message of a run that ended early: one more model call, with no tools offered.

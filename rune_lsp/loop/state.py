@@ -66,8 +66,10 @@ class RawToolCall(_Frozen):
 
 
 class Usage(_Frozen):
-    prompt_tokens: int | None = None
+    prompt_tokens: int | None = None  # the whole prompt, cached part included
     completion_tokens: int | None = None
+    # Of the prompt, tokens the server reused from its prompt cache (None: it did not say).
+    cached_tokens: int | None = None
 
 
 #: Why an answer ended before the model finished it: the server's output limit (`length`),

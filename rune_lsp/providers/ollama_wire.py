@@ -94,7 +94,8 @@ class ChatChunk(_Lenient):
     message: _Message | None = None
     done: bool = False
     done_reason: str | None = None
-    prompt_eval_count: int | None = None
+    prompt_eval_count: int | None = None  # the whole prompt, cached part included
+    prompt_eval_cached_count: int | None = None  # of it, reused from the cache (newer Ollama)
     eval_count: int | None = None
     error: str | None = None
 
@@ -146,7 +147,9 @@ class TurnBuilder:
             self.done = True
             self._finish_reason = chunk.done_reason
             self._usage = Usage(
-                prompt_tokens=chunk.prompt_eval_count, completion_tokens=chunk.eval_count
+                prompt_tokens=chunk.prompt_eval_count,
+                completion_tokens=chunk.eval_count,
+                cached_tokens=chunk.prompt_eval_cached_count,
             )
             visible += self._inline.finish()
         self._text.append(visible)

@@ -120,7 +120,7 @@ class OpenAIModel(HttpProvider):
         except ModelError:
             return ModelCapabilities(native_tools=True), True
         entry = next((e for e in entries if e.id == self.model), None)
-        context = entry.trained_context if entry is not None else None
+        context = entry.context if entry is not None else None
         return ModelCapabilities(native_tools=True, context_length=context), True
 
     async def list_models(self) -> tuple[str, ...]:

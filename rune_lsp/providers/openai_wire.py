@@ -127,9 +127,23 @@ class _Choice(_Lenient):
     finish_reason: str | None = None
 
 
+class _PromptDetails(_Lenient):
+    cached_tokens: int | None = None
+
+
 class _Usage(_Lenient):
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    prompt_tokens_details: _PromptDetails | None = None
+
+
+class _Timings(_Lenient):
+    """llama.cpp's own counts, on an answer's last chunk: prompt tokens evaluated (`prompt_n`)
+    and reused from its cache (`cache_n`), tokens generated (`predicted_n`)."""
+
+    prompt_n: int | None = None
+    cache_n: int | None = None
+    predicted_n: int | None = None
 
 
 class _Error(_Lenient):
@@ -141,6 +155,7 @@ class Chunk(_Lenient):
 
     choices: list[_Choice] = Field(default_factory=list)
     usage: _Usage | None = None
+    timings: _Timings | None = None
     error: _Error | str | None = None
 
     @property
@@ -181,7 +196,8 @@ class TurnBuilder:
         self._thinking: list[str] = []
         self._slots: dict[int, _CallSlot] = {}
         self._inline = InlineThinkingSplitter()
-        self._usage = Usage()
+        self._usage: _Usage | None = None
+        self._timings: _Timings | None = None
         self._finish_reason: str | None = None
         self.saw_done = False
         self.limits = TurnLimiter()
@@ -204,11 +220,8 @@ class TurnBuilder:
                 visible = self._take(part)
             if choice.finish_reason:
                 self._finish_reason = choice.finish_reason
-        if chunk.usage is not None:
-            self._usage = Usage(
-                prompt_tokens=chunk.usage.prompt_tokens,
-                completion_tokens=chunk.usage.completion_tokens,
-            )
+        self._usage = chunk.usage or self._usage
+        self._timings = chunk.timings or self._timings
         self._text.append(visible)
         return visible
 
@@ -225,7 +238,7 @@ class TurnBuilder:
             text="".join(self._text),
             tool_calls=tuple(slot.raw() for _, slot in sorted(self._slots.items())),
             thinking=thinking or None,
-            usage=self._usage,
+            usage=usage_of(self._usage, self._timings),
             finish_reason=self._finish_reason or (cut.reason if cut else None),
             cut=cut,
         )
@@ -269,6 +282,26 @@ class TurnBuilder:
         return max(self._slots)
 
 
+def usage_of(usage: _Usage | None, timings: _Timings | None) -> Usage:
+    """The turn's tokens: llama.cpp's `timings` where it sent them, else the OpenAI `usage`.
+
+    Both count the whole prompt and its cached part (`usage.prompt_tokens` and
+    `prompt_tokens_details.cached_tokens`; `cache_n` + `prompt_n` and `cache_n`); the timings
+    win because some llama.cpp versions put only the evaluated part in `usage.prompt_tokens`.
+    """
+    usage = usage or _Usage()
+    details = usage.prompt_tokens_details
+    prompt, cached = usage.prompt_tokens, details.cached_tokens if details else None
+    if timings is not None and timings.prompt_n is not None and timings.cache_n is not None:
+        prompt, cached = timings.prompt_n + timings.cache_n, timings.cache_n
+    elif prompt is None and timings is not None:
+        prompt = timings.prompt_n  # a llama.cpp too old to split off the cached part
+    completion = usage.completion_tokens
+    if completion is None and timings is not None:
+        completion = timings.predicted_n
+    return Usage(prompt_tokens=prompt, completion_tokens=completion, cached_tokens=cached)
+
+
 def completion_turn(chunk: Chunk) -> ModelTurn:
     """A non-streamed completion as a turn; raises ValueError when it has no choice."""
     if not chunk.choices:
@@ -283,21 +316,26 @@ def completion_turn(chunk: Chunk) -> ModelTurn:
 
 
 class _Meta(_Lenient):
+    n_ctx: int | None = None  # the context llama-server serves (`-c`)
     n_ctx_train: int | None = None
 
 
 class ModelEntry(_Lenient):
     id: str
-    # Which field holds the context size depends on the server: llama.cpp `meta.n_ctx_train`,
-    # OpenRouter and LM Studio `context_length` / `max_context_length`, vLLM `max_model_len`.
+    # Which field holds the context size depends on the server: llama.cpp `meta.n_ctx` (what
+    # it serves; `n_ctx_train` from older builds), OpenRouter and LM Studio `context_length` /
+    # `max_context_length`, vLLM `max_model_len`.
     meta: _Meta | None = None
     context_length: int | None = None
     max_context_length: int | None = None
     max_model_len: int | None = None
 
     @property
-    def trained_context(self) -> int | None:
+    def context(self) -> int | None:
+        """Tokens a request may hold. A llama-server started with `-c 8192` for a model trained
+        on 32,768 takes 8,192: planning the history for 32,768 would overflow it, unfitted."""
         candidates = (
+            self.meta.n_ctx if self.meta else None,
             self.meta.n_ctx_train if self.meta else None,
             self.context_length,
             self.max_context_length,

@@ -47,11 +47,15 @@ def _summary(receipt: Receipt) -> str:
     lines += [
         f"- **Model:** {_code(receipt.model)} via {receipt.provider} at {_code(receipt.base_url)}",
         f"- **Iterations:** {result.iterations_used}/{result.iteration_budget}",
-        f"- **Tokens:** {_count(receipt.prompt_tokens)} prompt, "
+        f"- **Tokens:** {_count(receipt.prompt_tokens)} prompt{_cached(receipt.cached_tokens)}, "
         f"{_count(receipt.completion_tokens)} completion",
         f"- **Started:** {receipt.started_at.isoformat(timespec='seconds')}, took {seconds:.1f} s",
     ]
     return "\n".join(lines)
+
+
+def _cached(cached: int | None) -> str:
+    return "" if cached is None else f" ({cached} from the server's prompt cache)"
 
 
 def _verified(verified: bool | None) -> str:
@@ -113,20 +117,22 @@ def _turns(receipt: Receipt) -> str:
     rows = [
         "## Model turns",
         "",
-        "| step | prompt tokens | completion tokens | finish | ms |",
-        "|---:|---:|---:|---|---:|",
+        "| step | prompt tokens | cached | completion tokens | finish | ms |",
+        "|---:|---:|---:|---:|---|---:|",
     ]
     for turn in receipt.turns:
         cells = (
             str(turn.iteration),
             _count(turn.prompt_tokens),
+            _count(turn.cached_tokens),
             _count(turn.completion_tokens),
             _cell(turn.finish_reason or ""),
             f"{turn.duration_ms:.0f}",
         )
         rows.append("| " + " | ".join(cells) + " |")
     rows.append(
-        f"| total | {_count(receipt.prompt_tokens)} | {_count(receipt.completion_tokens)} | | |"
+        f"| total | {_count(receipt.prompt_tokens)} | {_count(receipt.cached_tokens)} "
+        f"| {_count(receipt.completion_tokens)} | | |"
     )
     return "\n".join(rows)
 

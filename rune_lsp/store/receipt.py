@@ -68,8 +68,9 @@ class ReceiptEdit(_Stored):
 
 class ReceiptTurn(_Stored):
     iteration: int
-    prompt_tokens: int | None = None
+    prompt_tokens: int | None = None  # the whole prompt, cached part included
     completion_tokens: int | None = None
+    cached_tokens: int | None = None  # of the prompt, reused from the server's prompt cache
     finish_reason: str | None = None
     duration_ms: float = 0.0
 
@@ -79,6 +80,7 @@ class ReceiptTurn(_Stored):
             iteration=record.iteration,
             prompt_tokens=record.usage.prompt_tokens,
             completion_tokens=record.usage.completion_tokens,
+            cached_tokens=record.usage.cached_tokens,
             finish_reason=record.finish_reason,
             duration_ms=record.duration_ms,
         )
@@ -117,6 +119,10 @@ class Receipt(_Stored):
     @property
     def completion_tokens(self) -> int | None:
         return _total(turn.completion_tokens for turn in self.turns)
+
+    @property
+    def cached_tokens(self) -> int | None:
+        return _total(turn.cached_tokens for turn in self.turns)
 
     def to_json(self) -> str:
         return self.model_dump_json(by_alias=True, indent=2)

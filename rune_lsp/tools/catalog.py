@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from rune_lsp.loop.state import ToolSpec
-from rune_lsp.tools.read_file import MAX_LINES
 from rune_lsp.tools.schemas import (
     EditFileArgs,
     ListDirArgs,
@@ -35,48 +34,34 @@ def _tool(name: str, description: str, model: type[BaseModel], *, mutating: bool
     return Tool(spec=spec, arguments_model=model)
 
 
+#: Terse on purpose (issue 16): small local models read these on every request, and what a
+#: tool's output looks like they learn from the output itself.
 TOOLS: tuple[Tool, ...] = (
-    _tool(
-        "read_file",
-        "Read a file with line numbers (`  12 | text`). Shows the editor's current text, "
-        f"unsaved changes included. Long files come {MAX_LINES} lines at a time; "
-        "the output says which start_line reads on.",
-        ReadFileArgs,
-        mutating=False,
-    ),
-    _tool(
-        "list_dir",
-        "List a directory's entries, sorted; directories end with `/`. Skips .git and what "
-        ".gitignore ignores.",
-        ListDirArgs,
-        mutating=False,
-    ),
+    _tool("read_file", "Read a file, with line numbers.", ReadFileArgs, mutating=False),
+    _tool("list_dir", "List a directory.", ListDirArgs, mutating=False),
     _tool(
         "search",
-        "Search file contents with a regular expression. Returns `path:line: text` hits "
-        f"sorted by path and line, at most {MAX_HITS}. Skips .git, .gitignore'd and "
-        "binary files; open editor buffers are searched as currently edited.",
+        f"Search file contents by regular expression; at most {MAX_HITS} `path:line: text` hits.",
         SearchArgs,
         mutating=False,
     ),
     _tool(
         "edit_file",
-        "Replace one exact, unique occurrence of old_text in a file with new_text. The user "
-        "reviews the edit before it lands. Read the file first and copy old_text exactly.",
+        "Replace old_text, which must occur exactly once in the file, with new_text. "
+        "The user reviews the edit.",
         EditFileArgs,
         mutating=True,
     ),
     _tool(
         "write_file",
-        "Create a file, or replace a file's whole content. The user reviews it before it "
-        "lands. Prefer edit_file for changes to part of an existing file.",
+        "Create or overwrite a whole file; prefer edit_file to change part of one.",
         WriteFileArgs,
         mutating=True,
     ),
     _tool(
         "run_command",
-        "Run a shell command in the workspace root, e.g. the test suite, once the user "
-        "approves it. Returns the exit status and the end of its output. No stdin.",
+        "Run a shell command in the workspace root once the user approves it; returns its exit "
+        "status and the end of its output.",
         RunCommandArgs,
         mutating=True,
     ),

@@ -1,7 +1,9 @@
-"""Arguments of each tool: validated models whose JSON schema is what the model reads.
+"""Arguments of each tool: validated models, and the slim schema of them the model reads.
 
-Field descriptions are written for the model. Unknown arguments are rejected (`extra="forbid"`)
-so a misspelt argument is reported instead of silently ignored.
+Field descriptions are written for small models, which pay for every token of them on every
+request: an argument has one only when its name and type do not say it all (paths are relative
+to the workspace root, as the task names its file; absolute ones work too). Unknown arguments
+are rejected (`extra="forbid"`) so a misspelt argument is reported instead of silently ignored.
 """
 
 from __future__ import annotations
@@ -16,13 +18,9 @@ class _Args(BaseModel):
 
 
 class ReadFileArgs(_Args):
-    path: str = Field(description="File to read, relative to the workspace root (or absolute).")
-    start_line: int | None = Field(
-        None, ge=1, description="First line to show (1-based). Default: the first line."
-    )
-    end_line: int | None = Field(
-        None, ge=1, description="Last line to show, inclusive. Default: as many as fit."
-    )
+    path: str
+    start_line: int | None = Field(None, ge=1, description="First line, 1-based.")
+    end_line: int | None = Field(None, ge=1, description="Last line, inclusive.")
 
     @model_validator(mode="after")
     def _ordered(self) -> ReadFileArgs:
@@ -33,63 +31,50 @@ class ReadFileArgs(_Args):
 
 
 class ListDirArgs(_Args):
-    path: str = Field(
-        ".", description="Directory to list, relative to the workspace root. Default: the root."
-    )
+    path: str = Field(".", description="Directory. Default: the workspace root.")
 
 
 class SearchArgs(_Args):
-    pattern: str = Field(
-        min_length=1,
-        description="Regular expression (Python syntax) matched against each line.",
-    )
-    path: str | None = Field(
-        None, description="File or directory to search in. Default: the whole workspace."
-    )
-    glob: str | None = Field(
-        None,
-        description="Only search files matching this glob, e.g. `*.py` or `src/**/*.ts`; "
-        "a leading `!` excludes instead.",
-    )
+    pattern: str = Field(min_length=1, description="Python regular expression.")
+    path: str | None = Field(None, description="File or directory. Default: the workspace.")
+    glob: str | None = Field(None, description="e.g. `*.py`; a leading `!` excludes.")
 
 
 class EditFileArgs(_Args):
-    path: str = Field(description="File to edit, relative to the workspace root.")
+    path: str
     old_text: str = Field(
-        description="Exact text to replace, including whitespace and indentation. It must "
-        "occur exactly once in the file: include enough surrounding lines to make it unique."
+        description="The exact current lines, indentation included, without line numbers."
     )
-    new_text: str = Field(description="Text that replaces old_text.")
+    new_text: str
 
 
 class WriteFileArgs(_Args):
-    path: str = Field(description="File to create or replace, relative to the workspace root.")
-    content: str = Field(description="The complete new content of the file.")
+    path: str
+    content: str
 
 
 class RunCommandArgs(_Args):
-    command: str = Field(
-        min_length=1,
-        description="Shell command, run in the workspace root after the user approves it.",
-    )
+    command: str = Field(min_length=1)
 
 
 def tool_parameters(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON schema without pydantic's `title` noise (tokens the model pays for)."""
-    return _without_titles(model.model_json_schema())
+    """What the model reads of `model`'s JSON schema: each argument's type and description,
+    and which are required. Every other field costs tokens the model does not use: pydantic's
+    titles, `default`, bounds and `additionalProperties` are enforced by validation, which
+    reports a wrong argument to the model anyway, and `anyOf [T, null]` is just `T` to it."""
+    schema = model.model_json_schema()
+    shown: dict[str, Any] = {"type": "object", "properties": {}}
+    for name, field in schema["properties"].items():
+        shown["properties"][name] = _argument(field)
+    if schema.get("required"):
+        shown["required"] = list(schema["required"])
+    return shown
 
 
-def _without_titles(schema: dict[str, Any]) -> dict[str, Any]:
-    cleaned: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key == "title":
-            continue
-        if key in ("properties", "$defs") and isinstance(value, dict):
-            cleaned[key] = {name: _without_titles(sub) for name, sub in value.items()}
-        elif isinstance(value, dict):
-            cleaned[key] = _without_titles(value)
-        elif isinstance(value, list):
-            cleaned[key] = [_without_titles(v) if isinstance(v, dict) else v for v in value]
-        else:
-            cleaned[key] = value
-    return cleaned
+def _argument(field: dict[str, Any]) -> dict[str, Any]:
+    branches = [b for b in field.get("anyOf", [field]) if b.get("type") != "null"]
+    kind = branches[0].get("type") if len(branches) == 1 else None
+    shown: dict[str, Any] = {} if kind is None else {"type": kind}
+    if field.get("description"):
+        shown["description"] = field["description"]
+    return shown

@@ -106,8 +106,8 @@ async def test_capabilities_and_model_list_come_from_the_server(llama: LlamaServ
 
     assert MODEL_ALIAS in served
     assert capabilities.native_tools is True
-    # llama.cpp reports the trained context in `meta.n_ctx_train`.
-    assert capabilities.context_length is not None and capabilities.context_length > 0
+    # llama.cpp reports the context it serves (`-c`) in `meta.n_ctx`: the history's budget.
+    assert capabilities.context_length == llama.install.context
 
 
 async def test_native_tools_off_sends_no_tools_and_the_model_still_answers(

@@ -81,7 +81,7 @@ async def test_openai_fragmented_arguments_of_two_calls() -> None:
     )
     assert turn.text == ""
     assert turn.finish_reason == "tool_calls"
-    assert turn.usage == Usage(prompt_tokens=842, completion_tokens=47)
+    assert turn.usage == Usage(prompt_tokens=842, completion_tokens=47, cached_tokens=0)
 
 
 async def test_llamacpp_reasoning_content_is_thinking_not_text() -> None:
@@ -156,4 +156,4 @@ def test_ollama_show(fixture: str, expected: ModelCapabilities) -> None:
 def test_models_context_length(fixture: str, model: str, context: int) -> None:
     entries = openai_wire.parse_models(json.loads((FIXTURES / fixture).read_text()))
 
-    assert [(e.id, e.trained_context) for e in entries] == [(model, context)]
+    assert [(e.id, e.context) for e in entries] == [(model, context)]

@@ -82,8 +82,11 @@ async def test_the_turn_is_what_the_model_sent(directory: Path, recording: Recor
     assert turn.text == expected.text
     assert [(c.name, c.arguments) for c in turn.tool_calls] == list(expected.calls)
     assert turn.finish_reason == expected.finish_reason
+    # The whole prompt, and its part llama-server reused from its prompt cache (`cache_n`).
     assert turn.usage == Usage(
-        prompt_tokens=expected.prompt_tokens, completion_tokens=expected.completion_tokens
+        prompt_tokens=expected.prompt_tokens,
+        completion_tokens=expected.completion_tokens,
+        cached_tokens=expected.cached_tokens,
     )
     assert shown(expected) == recording.expect
 

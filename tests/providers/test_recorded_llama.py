@@ -99,8 +99,11 @@ async def test_the_turn_is_what_the_server_sent(recording: Recording) -> None:
     assert deltas == turn.text
     assert [(c.name, c.arguments) for c in turn.tool_calls] == list(expected.calls)
     assert turn.finish_reason == expected.finish_reason
+    # The whole prompt, and its part llama-server reused from its prompt cache (`cache_n`).
     assert turn.usage == Usage(
-        prompt_tokens=expected.prompt_tokens, completion_tokens=expected.completion_tokens
+        prompt_tokens=expected.prompt_tokens,
+        completion_tokens=expected.completion_tokens,
+        cached_tokens=expected.cached_tokens,
     )
 
 
@@ -160,16 +163,20 @@ async def test_a_refused_request_is_a_typed_error_quoting_the_server() -> None:
     assert server_message(recording.body().decode("utf-8")) in str(raised.value)
 
 
-async def test_the_model_list_gives_the_trained_context() -> None:
+async def test_the_model_list_gives_the_context_the_server_serves() -> None:
+    """Recorded: llama-server `-c 4096` for SmolLM2, trained on 8,192. Budgeting the history
+    for 8,192 would send requests the server refuses instead of fitting them."""
     recording = MANIFEST.named("models")
-    trained = json.loads(recording.body())["data"][0]["meta"]["n_ctx_train"]
+    meta = json.loads(recording.body())["data"][0]["meta"]
+    served, trained = meta["n_ctx"], meta["n_ctx_train"]
+    assert served < trained
     async with httpx.AsyncClient(transport=transport(recording)) as client:
         model = provider(client, recording)
-        served = await model.list_models()
+        names = await model.list_models()
         capabilities = await model.capabilities()
 
-    assert MODEL_ALIAS in served
-    assert capabilities.context_length == trained
+    assert MODEL_ALIAS in names
+    assert capabilities.context_length == served
     assert capabilities.native_tools is True
 
 

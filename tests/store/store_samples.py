@@ -67,7 +67,7 @@ def run_state(run_id: str = "run-1") -> RunState:
             TurnRecord(iteration=1, usage=Usage(prompt_tokens=900, completion_tokens=60)),
             TurnRecord(
                 iteration=2,
-                usage=Usage(prompt_tokens=1000, completion_tokens=40),
+                usage=Usage(prompt_tokens=1000, completion_tokens=40, cached_tokens=880),
                 finish_reason="stop",
             ),
         ],

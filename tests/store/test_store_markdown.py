@@ -15,7 +15,7 @@ def test_completed_run_renders_every_part() -> None:
     assert "- **Verified:** yes, the check passed" in text
     assert "- **Model:** `qwen3:14b` via openai at `http://127.0.0.1:8080/v1`" in text
     assert "- **Iterations:** 2/8" in text
-    assert "- **Tokens:** 1900 prompt, 100 completion" in text
+    assert "- **Tokens:** 1900 prompt (880 from the server's prompt cache), 100 completion" in text
     assert "took 42.0 s" in text
     assert "## Task\n\n> Fix add() so the tests pass" in text
     assert "## Answer\n\n> Fixed add(): it subtracted instead of adding." in text
@@ -23,7 +23,8 @@ def test_completed_run_renders_every_part() -> None:
     assert '| 1 | read_file | `{"path":"src/app.py"}` | ok | 4 | def add(a, b): return a - b |' in (
         text
     )
-    assert "| total | 1900 | 100 | | |" in text
+    assert "| 1 | 900 | ? | 60 |" in text and "| 2 | 1000 | 880 | 40 | stop |" in text
+    assert "| total | 1900 | 880 | 100 | | |" in text
     assert f"`{CHECK.command}`: exit code 0 (passed) after 0.8 s" in text
     assert "stdout (end):\n\n```text\n3 passed in 0.02s\n```" in text
     assert "## Notes" not in text
@@ -78,7 +79,8 @@ def test_model_text_cannot_break_the_page() -> None:
 
 def test_notes_and_unknown_tokens() -> None:
     base = receipt("incomplete")
-    turns = tuple(t.model_copy(update={"prompt_tokens": None}) for t in base.turns)
+    unknown = {"prompt_tokens": None, "cached_tokens": None}
+    turns = tuple(t.model_copy(update=unknown) for t in base.turns)
     text = render_receipt(base.model_copy(update={"turns": turns, "notes": ("answer clipped",)}))
     assert "- **Tokens:** ? prompt, 100 completion" in text
     assert "## Notes\n\n- answer clipped" in text

@@ -50,6 +50,10 @@ def test_receipt_holds_the_run(tmp_path: Path) -> None:
     assert [(e.edit_id, e.status, e.diff) for e in built.edits] == [("edit-1", "applied", DIFF)]
     assert [t.prompt_tokens for t in built.turns] == [900, 1000]
     assert (built.prompt_tokens, built.completion_tokens) == (1900, 100)
+    # Only the second turn's server said what it reused from its prompt cache.
+    assert [t.cached_tokens for t in built.turns] == [None, 880]
+    assert built.cached_tokens == 880
+    assert '"cachedTokens": 880' in built.to_json()
     assert built.check == CHECK and built.check.passed
     assert (built.started_at, built.ended_at) == (STARTED, STARTED.replace(second=42))
     assert built.notes == ()

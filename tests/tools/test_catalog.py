@@ -9,22 +9,33 @@ from rune_lsp.tools.catalog import TOOLS_BY_NAME
 from rune_lsp.tools.schemas import ListDirArgs, ReadFileArgs, SearchArgs, tool_parameters
 
 
-def test_schema_is_plain_json_schema_without_titles() -> None:
-    schema = tool_parameters(ReadFileArgs)
-    assert schema["type"] == "object"
-    assert schema["required"] == ["path"]
-    assert schema["additionalProperties"] is False
-    assert "title" not in schema
-    assert all("title" not in prop for prop in schema["properties"].values())
-    assert schema["properties"]["path"]["description"].startswith("File to read")
+def test_the_schema_holds_only_types_descriptions_and_what_is_required() -> None:
+    """Issue 16: each token of it is paid on every request; validation enforces the rest."""
+    assert tool_parameters(ReadFileArgs) == {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "start_line": {"type": "integer", "description": "First line, 1-based."},
+            "end_line": {"type": "integer", "description": "Last line, inclusive."},
+        },
+        "required": ["path"],
+    }
+    # What the slim schema leaves out still holds: a bound, and no arguments beyond its own.
+    with pytest.raises(ValidationError):
+        ReadFileArgs.model_validate({"path": "a", "start_line": None, "end_line": 0})
+    with pytest.raises(ValidationError, match="extra_forbidden"):
+        ReadFileArgs.model_validate({"path": "a", "lines": "1-2"})
 
 
-def test_every_tool_has_a_description_and_documented_parameters() -> None:
+def test_every_tool_has_a_description_and_every_type_is_plain() -> None:
     for name, tool in TOOLS_BY_NAME.items():
         assert tool.spec.name == name
-        assert len(tool.spec.description) > 40
+        assert tool.spec.description.endswith(".")
         for prop in tool.spec.parameters["properties"].values():
-            assert prop.get("description"), name
+            assert set(prop) <= {"type", "description"}, name
+            assert prop["type"] in ("string", "integer"), name
+    old_text = TOOLS_BY_NAME["edit_file"].spec.parameters["properties"]["old_text"]
+    assert "without line numbers" in old_text["description"]
 
 
 def test_unknown_arguments_are_reported() -> None:
@@ -67,4 +78,8 @@ def test_every_tool_takes_the_arguments_the_contract_names() -> None:
         for name, tool in TOOLS_BY_NAME.items()
     }
     assert signatures == CONTRACT_SIGNATURES
-    assert tool_parameters(ListDirArgs)["properties"]["path"]["default"] == "."
+    assert (
+        "Default: the workspace root"
+        in tool_parameters(ListDirArgs)["properties"]["path"]["description"]
+    )
+    assert ListDirArgs().path == "."
