@@ -23,6 +23,7 @@ const APP_PROPOSED = APP_BEFORE.replace("Helo", "Hello")
   .replace("step = 1", "step = 2");
 /** What lands: the line the user typed above the pending hunks, hunk 1, two lines of hunk 3. */
 const APP_AFTER = `# greetings\n${APP_BEFORE.replace("Helo", "Hello").replace("low = 1", "low = 0").replace("high = 10", "high = 100")}`;
+const TYPED_BEFORE = `def main():\n    pass\n`;
 const UTIL_BEFORE = `def double(x):\n    return x * 2\n`;
 const CONFIG_BEFORE = `DEBUG = True\n`;
 const ANSWER = "Fixed the typo in greet() and\n\n- widened the **limits**.";
@@ -36,7 +37,6 @@ const STEP_TIMEOUT = 60_000;
 describe("Rune in VS Code", () => {
   const harness = new Harness();
   let page: Page | undefined;
-  let inlineReceipt: StoredReceipt | undefined;
 
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -44,6 +44,9 @@ describe("Rune in VS Code", () => {
       // 1. the inline review of three hunks
       { toolCalls: [{ name: "edit_file", arguments: { path: "app.py", old_text: APP_BEFORE, new_text: APP_PROPOSED } }] },
       { text: ANSWER },
+      // 1b. accepted inline after the user typed above it
+      { toolCalls: [{ name: "edit_file", arguments: { path: "typed.py", old_text: "pass", new_text: "return 0" } }] },
+      { text: "Typed around it." },
       // 2. cancelled while its inline review is open
       { toolCalls: [{ name: "edit_file", arguments: { path: "util.py", old_text: "x * 2", new_text: "x + x" } }] },
       // 2b. superseded while its inline review is open, by a second run on the same file
@@ -62,6 +65,7 @@ describe("Rune in VS Code", () => {
     ]);
     harness.writeFiles({
       "workspace/app.py": APP_BEFORE,
+      "workspace/typed.py": TYPED_BEFORE,
       "workspace/util.py": UTIL_BEFORE,
       "workspace/config.py": CONFIG_BEFORE,
       "workspace/notes.py": "# TODO\n",
@@ -167,27 +171,34 @@ describe("Rune in VS Code", () => {
     await runCommand(page, "File: Save All Files");
     await waitForDisk(harness.workspace, "app.py", APP_AFTER);
 
-    // The reason for hunk 2 went with the answer's failureReason into what the model was told.
+    // What landed is read from the text: the typing above kept, two lines of hunk 3.
     const receipt = latestReceipt(harness.stateDir);
-    inlineReceipt = receipt;
     const [edit] = receipt.result.edits;
-    assert.ok(edit !== undefined && edit.status !== "pending", `app.py recorded as ${edit?.status}`);
-    assert.ok(
-      edit.detail.includes(`The user said: hunk 3: only lines 1, 2 of its 3 changed lines accepted; hunk 2: ${REASON}`),
-      `what the model was told: ${edit.detail}`,
-    );
+    assert.equal(edit?.status, "partial", `app.py recorded as ${edit?.status}: ${edit?.detail}`);
+    assert.ok(edit.detail.startsWith("partially applied: kept hunk 1 of 3 (line 2); the user rejected hunk 2 of 3 (line 6); kept part of hunk 3 of 3 (lines 10-12)"), edit.detail);
+    assert.ok(edit.detail.includes("not -'step = 1', +'step = 2' (the user also changed other lines meanwhile"), edit.detail);
+    // The receipt's detail is clipped there; that the reason reaches the model in full is
+    // tests/server/test_review_inline.py's to show.
   }));
 
-  it(
-    "reports the inline review above as partial though the user typed above its hunks",
-    // The server's mode-A reconciliation (main) requires the text between hunks unchanged and
-    // each hunk whole (old or new), so typing above and a per-line accept make it say stale; the
-    // model still hears which lines and why (the answer's failureReason).
-    { todo: "server-side: mode A reconciliation follows neither typing nor per-line accepts yet" },
-    () => {
-      assert.equal(inlineReceipt?.result.edits[0]?.status, "partial");
-    },
-  );
+  it("reports an inline accept after typing above the hunk as applied", recorded("typed-above", async (page) => {
+    await openFile(page, "typed.py");
+    await runCommand(page, "Rune: Fix This");
+    await (await instructionBox(page)).press("Enter");
+    await lens(page, "Accept hunk 1/1").waitFor({ timeout: STEP_TIMEOUT });
+    await page.locator(".monaco-editor .view-line", { hasText: "def main" }).click();
+    await page.keyboard.press("Control+Home");
+    await page.keyboard.type("# typed during the review\n");
+    await page.keyboard.press("Escape");
+    await page.locator(".monaco-editor .view-line", { hasText: "# typed during the review" }).waitFor({ timeout: STEP_TIMEOUT });
+    await lens(page, "Accept hunk 1/1").waitFor({ timeout: STEP_TIMEOUT });
+    await page.keyboard.press("Control+Alt+Shift+y"); // accept all
+    await page.locator(".notification-toast", { hasText: "Typed around it." }).waitFor({ timeout: STEP_TIMEOUT });
+    await runCommand(page, "File: Save All Files");
+    await waitForDisk(harness.workspace, "typed.py", `# typed during the review\n${TYPED_BEFORE.replace("pass", "return 0")}`);
+    const [edit] = latestReceipt(harness.stateDir).result.edits;
+    assert.equal(edit?.status, "applied", `typed.py recorded as ${edit?.status}: ${edit?.detail}`);
+  }));
 
   it("withdraws the inline review when the run is cancelled: nothing lands", recorded("cancel-inline", async (page) => {
     await openFile(page, "util.py");
