@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,7 @@ from rune_lsp.server.desk import OpenReview, ReviewDesk
 from rune_lsp.server.documents import LspDocuments, TextLog
 from rune_lsp.server.late import DeadProposal
 from rune_lsp.server.protocol import UnusableAnswerError
+from rune_lsp.server.undo import Landing, Undos
 from rune_lsp.tools.errors import DocumentError
 
 log = logging.getLogger(__name__)
@@ -78,6 +80,10 @@ class LspReviewer:
     #: Gets a mode-A proposal whose applyEdit was still open when the run died, with the
     #: answer still to come (server/late.py records what lands).
     on_dead: Callable[[DeadProposal, asyncio.Future[Any]], None] | None = None
+    #: Watches what landed for the user's undo (server/undo.py).
+    undos: Undos | None = None
+    #: The run's state, from the first decision on: an undo is told to the model through it.
+    _state: RunState | None = None
 
     @property
     def server(self) -> RuneServer:
@@ -88,6 +94,7 @@ class LspReviewer:
         return self.desk.documents
 
     async def decide(self, change: PreparedChange, state: RunState) -> Decision:
+        self._state = state
         if isinstance(change, PreparedCommand):
             return await self._ask_to_run(change)
         if self.server.annotation_support:
@@ -150,7 +157,9 @@ class LspReviewer:
             def after_cancel(answer: asyncio.Future[Any]) -> None:
                 on_dead(dead, answer)
 
-        with self.documents.recording(path) as typed:
+        sent_text = self._current_text(path)
+        watching = self.undos.sending(path) if self.undos is not None else nullcontext(None)
+        with self.documents.recording(path) as typed, watching as landed_on:
             try:
                 response = await self.server.ask(
                     types.WORKSPACE_APPLY_EDIT,
@@ -182,12 +191,41 @@ class LspReviewer:
                         Reconciliation("applied", kept=everything, dropped=(), detail=detail)
                     )
                 verdict = judge(reconcile(change.old_text, hunks, landed))
+            if landed_on is not None and verdict.status in ("applied", "partial"):
+                self._watch_undo(change, landed_on, [sent_text, *typed.texts])
         if not response.failure_reason:
             return verdict
         # A reviewing client (the VS Code extension's inline review) passes the user's reason
         # for the hunks it dropped, though the edit landed in part.
         said = f" The user said: {response.failure_reason}"
         return verdict.model_copy(update={"detail": verdict.detail + said})
+
+    def _watch_undo(
+        self,
+        change: PreparedEdit,
+        landed_on: Callable[[Landing], None],
+        texts: Sequence[str | None],
+    ) -> None:
+        """Watch the document for the user undoing the edit: the text it had right before
+        the edit landed (the typing during the review included) and right after."""
+        path = Path(change.path)
+        after = self._current_text(path)
+        if after is None or not self.documents.is_open(path):
+            return  # nothing an editor's undo takes back
+        at = max((i for i, text in enumerate(texts) if text == after), default=0)
+        before = next((text for text in reversed(texts[:at]) if text != after), None)
+        if before is None:
+            return
+        landing = Landing(
+            self.run_id,
+            change.edit_id,
+            path,
+            self.display_path(change.path),
+            before=before,
+            after=after,
+            state=self._state,
+        )
+        landed_on(landing)
 
     async def _what_landed(
         self, change: PreparedEdit, hunks: Sequence[Hunk], typed: TextLog

@@ -294,10 +294,18 @@ describe("Rune in VS Code", () => {
       (await toast.locator(".notification-list-item-message").innerText()).trim(),
       "Rune completed (1 edit: 1 applied): Marked it done.",
     );
-    // Ctrl+Z takes the accepted edit back out: the user is told the record still says applied.
+    // Ctrl+Z takes the accepted edit back out: the user is told, and the server records it.
     await page.locator(".monaco-editor .view-line", { hasText: "# DONE" }).click();
     await page.keyboard.press("Control+z");
     await page.locator(".notification-toast", { hasText: "you undid the accepted edit" }).waitFor({ timeout: STEP_TIMEOUT });
+    await waitFor(
+      async () => Promise.resolve(latestReceipt(harness.stateDir).result.edits[0]?.detail.startsWith("undone by the user in the editor (Ctrl+Z)") === true),
+      10_000,
+      "the undo in the receipt",
+    ).catch(() => undefined);
+    const [undone] = latestReceipt(harness.stateDir).result.edits;
+    assert.equal(undone?.status, "applied");
+    assert.ok(undone.detail.startsWith("undone by the user in the editor (Ctrl+Z)"), `the receipt says: ${undone.detail}`);
   }));
 
   it("asks before running a command, and shows its output and the answer in the Rune view", recorded("run-command", async (page) => {
