@@ -48,7 +48,7 @@ from rune_lsp.server.desk import OpenReview, ReviewDesk
 from rune_lsp.server.documents import LspDocuments, TextLog
 from rune_lsp.server.late import DeadProposal
 from rune_lsp.server.protocol import UnusableAnswerError
-from rune_lsp.server.undo import Landing, Undos
+from rune_lsp.server.undo import Undos, landing_of
 from rune_lsp.tools.errors import DocumentError
 
 log = logging.getLogger(__name__)
@@ -192,40 +192,23 @@ class LspReviewer:
                     )
                 verdict = judge(reconcile(change.old_text, hunks, landed))
             if landed_on is not None and verdict.status in ("applied", "partial"):
-                self._watch_undo(change, landed_on, [sent_text, *typed.texts])
+                landing = landing_of(
+                    self.run_id,
+                    change.edit_id,
+                    path if self.documents.is_open(path) else None,
+                    self.display_path(change.path),
+                    texts=[sent_text, *typed.texts],
+                    after=self._current_text(path),
+                    state=self._state,
+                )
+                if landing is not None:
+                    landed_on(landing)
         if not response.failure_reason:
             return verdict
         # A reviewing client (the VS Code extension's inline review) passes the user's reason
         # for the hunks it dropped, though the edit landed in part.
         said = f" The user said: {response.failure_reason}"
         return verdict.model_copy(update={"detail": verdict.detail + said})
-
-    def _watch_undo(
-        self,
-        change: PreparedEdit,
-        landed_on: Callable[[Landing], None],
-        texts: Sequence[str | None],
-    ) -> None:
-        """Watch the document for the user undoing the edit: the text it had right before
-        the edit landed (the typing during the review included) and right after."""
-        path = Path(change.path)
-        after = self._current_text(path)
-        if after is None or not self.documents.is_open(path):
-            return  # nothing an editor's undo takes back
-        at = max((i for i, text in enumerate(texts) if text == after), default=0)
-        before = next((text for text in reversed(texts[:at]) if text != after), None)
-        if before is None:
-            return
-        landing = Landing(
-            self.run_id,
-            change.edit_id,
-            path,
-            self.display_path(change.path),
-            before=before,
-            after=after,
-            state=self._state,
-        )
-        landed_on(landing)
 
     async def _what_landed(
         self, change: PreparedEdit, hunks: Sequence[Hunk], typed: TextLog

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +47,28 @@ class Landing:
     after: str
     #: The run's state while it goes on: an undo is told to the model through its notices.
     state: RunState | None = None
+
+
+def landing_of(
+    run_id: str,
+    edit_id: str,
+    path: Path | None,
+    display_path: str,
+    *,
+    texts: Sequence[str | None],
+    after: str | None,
+    state: RunState | None,
+) -> Landing | None:
+    """The landing to watch, from the texts the document held while the edit was on its way
+    (the first is the one it was sent on): the one right before the landed text. None when
+    there is nothing an editor's undo takes back (no open document, no change seen)."""
+    if path is None or after is None:
+        return None
+    at = max((i for i, text in enumerate(texts) if text == after), default=0)
+    before = next((text for text in reversed(texts[:at]) if text != after), None)
+    if before is None:
+        return None
+    return Landing(run_id, edit_id, path, display_path, before, after, state)
 
 
 @dataclass

@@ -62,6 +62,8 @@ describe("Rune in VS Code", () => {
       // 6. a command the user approves, its output in the Rune view
       { toolCalls: [{ name: "run_command", arguments: { command: "echo hello-from-rune" } }] },
       { text: RUN_ANSWER },
+      // 7. after rune.server.path moved to User settings
+      { text: "the server picked up its path from User settings" },
     ]);
     harness.writeFiles({
       "workspace/app.py": APP_BEFORE,
@@ -343,6 +345,41 @@ describe("Rune in VS Code", () => {
     assert.deepEqual(misfiled, [], "INFO lines logged as errors");
     assert.ok(shown.some((line) => line.includes("[info]") && /\sINFO\s/u.test(line)), `no INFO line among ${shown.join("\n")}`);
   }));
+
+  it("follows rune.server.path when it changes: a wrong one is named, one in User settings works", recorded("server-path", async (page) => {
+    const workspaceSettings = path.join(harness.workspace, ".vscode/settings.json");
+    const userSettings = path.join(harness.root, "user-data/User/settings.json");
+    const edit = (file: string, change: (settings: Record<string, unknown>) => void) => {
+      const settings = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+      change(settings);
+      writeFileSync(file, JSON.stringify(settings));
+    };
+    // A wrong path: the server is restarted without asking, and the message names the path.
+    edit(workspaceSettings, (settings) => {
+      settings["rune.server.path"] = "/nope/rune-lsp";
+    });
+    await page.locator(".notification-toast", { hasText: "rune.server.path is set to /nope/rune-lsp" }).waitFor({ timeout: STEP_TIMEOUT });
+    await statusItem(page).filter({ has: page.locator(".codicon-error") }).waitFor({ timeout: STEP_TIMEOUT });
+    // The path in User settings instead (what code-server greyed out in machine-overridable
+    // scope), typed into its settings.json editor as a user does: code-server does not notice
+    // its User settings file changing on disk.
+    const user = JSON.parse(readFileSync(userSettings, "utf8")) as Record<string, unknown>;
+    await saveUserSettings(page, userSettings, { ...user, "rune.server.path": LOCATIONS.runeLsp });
+    edit(workspaceSettings, (settings) => {
+      delete settings["rune.server.path"];
+    });
+    await statusItem(page).filter({ has: page.locator(".codicon-hubot") }).waitFor({ timeout: STEP_TIMEOUT });
+    // Another save of the settings leaves it working.
+    await saveUserSettings(page, userSettings, { ...user, "rune.server.path": LOCATIONS.runeLsp, "editor.fontSize": 15 });
+    await page.waitForTimeout(1_500);
+    await statusItem(page).filter({ has: page.locator(".codicon-hubot") }).waitFor({ timeout: STEP_TIMEOUT });
+    await openFile(page, "util.py");
+    await runCommand(page, "Rune: Fix This");
+    await (await instructionBox(page)).press("Enter");
+    await page.locator(".notification-toast", { hasText: "the server picked up its path from User settings" }).waitFor({ timeout: STEP_TIMEOUT });
+    // The client stopped for the restart was not told the settings changed: no error for that.
+    assert.equal(await page.locator(".notification-toast", { hasText: "Sending notification" }).count(), 0);
+  }));
 });
 
 interface StoredReceipt {
@@ -402,6 +439,28 @@ async function runCommand(page: Page, title: string): Promise<void> {
   const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
   await row.waitFor({ timeout: STEP_TIMEOUT });
   await input.press("Enter");
+}
+
+/**
+ * Replaces the User settings in code-server's own settings.json editor (VS Code 1.139 opens it
+ * in a modal editor) and saves them; `file` is where they land on disk.
+ */
+async function saveUserSettings(page: Page, file: string, settings: Record<string, unknown>): Promise<void> {
+  await runCommand(page, "Preferences: Open User Settings (JSON)");
+  const line = page.locator(".monaco-editor .view-line", { hasText: "workbench.startupEditor" }).first();
+  await line.waitFor({ timeout: STEP_TIMEOUT });
+  await line.click();
+  await page.keyboard.press("Control+a");
+  await page.keyboard.press("Delete");
+  await page.keyboard.insertText(JSON.stringify(settings));
+  // The editor closes brackets and quotes as they are typed: drop what it added after the text.
+  await page.keyboard.press("Control+Shift+End");
+  await page.keyboard.press("Delete");
+  await page.keyboard.press("Control+s");
+  const saved = JSON.stringify(settings);
+  await waitFor(async () => Promise.resolve(JSON.stringify(JSON.parse(readFileSync(file, "utf8"))) === saved), 10_000, "User settings saved");
+  await page.locator(".modal-editor-part .codicon-close").first().click();
+  await line.waitFor({ state: "detached", timeout: STEP_TIMEOUT });
 }
 
 async function openFile(page: Page, name: string): Promise<void> {
