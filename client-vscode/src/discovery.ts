@@ -46,7 +46,7 @@ export function decideServer(facts: DiscoveryFacts): ServerLaunch | DiscoveryFai
       return {
         kind: "failure",
         message:
-          `rune.server.path is set to ${facts.configuredPath}, which does not exist. ` +
+          `rune.server.path is set to ${facts.configuredPath}, which does not exist or is no file. ` +
           "Point it at the rune-lsp executable (e.g. .venv/bin/rune-lsp) or clear it.",
       };
     }
@@ -84,6 +84,20 @@ export function findOnPath(
     }
   }
   return undefined;
+}
+
+/** Why the chosen server did not start, and what to do: a configured path is named as such. */
+export function startFailure(launch: ServerLaunch, error: string): string {
+  if (launch.source === "setting") {
+    return (
+      `Rune: rune.server.path is set to ${launch.command}, which did not start: ${error}. ` +
+      "Point it at the rune-lsp executable (e.g. .venv/bin/rune-lsp) or clear it."
+    );
+  }
+  return (
+    `Rune: the server did not start (${describeLaunch(launch)}): ${error}. ` +
+    "Install it with pip install rune-lsp, or set rune.server.path."
+  );
 }
 
 export function describeLaunch(launch: ServerLaunch): string {

@@ -1,4 +1,4 @@
-/** Activation: the commands, the server, and a restart offer when its launch settings change. */
+/** Activation: the commands, the server, and its restart when its launch settings change. */
 
 import * as vscode from "vscode";
 import { buildFixArgs, effectiveRange } from "./fixArgs";
@@ -40,7 +40,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand(RESTART_COMMAND, () => server.restart()),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (needsRestart((section) => event.affectsConfiguration(section))) {
-        void offerRestart(server);
+        void server.settingsChanged();
       }
     }),
   );
@@ -92,15 +92,5 @@ async function cancelRuns(tracker: RunTracker): Promise<void> {
   const cancelled = await tracker.cancelAll();
   if (cancelled === 0) {
     void vscode.window.showInformationMessage("Rune: no run in progress.");
-  }
-}
-
-async function offerRestart(server: ServerController): Promise<void> {
-  const choice = await vscode.window.showInformationMessage(
-    "Rune: the server settings changed. Restart the server to use them?",
-    "Restart",
-  );
-  if (choice === "Restart") {
-    await server.restart();
   }
 }

@@ -71,15 +71,21 @@ export function replacement(hunk: Hunk, lines?: readonly number[]): string {
 
 /**
  * The hunk after a change of the document: moved down or up by the lines a change above it
- * added or removed, unchanged by one below it, `stale` when the change touches its lines.
+ * added or removed, unchanged by one below it, `stale` when the change touches its lines. The
+ * server finds the hunk where this puts it (review/reconcile.py, `rebase_hunks(adjacent=True)`):
+ * a change of the lines right above or below a hunk moves it, one that shares a line with it
+ * does not.
  */
 export function afterChange(hunk: Hunk, change: LineChange): Hunk {
   if (hunk.verdict.kind === "stale") {
     return hunk;
   }
   const { span } = hunk;
+  // Ending at the start of the hunk's first line: whole lines above it were replaced (the
+  // replacement ends a line) or deleted; anything else joins a line onto the hunk's first.
+  const wholeLinesAbove = change.text.endsWith("\n") || (change.text === "" && change.startCharacter === 0);
   const above =
-    change.endLine < span.startLine || (change.endLine === span.startLine && change.endCharacter === 0 && change.text.endsWith("\n"));
+    change.endLine < span.startLine || (change.endLine === span.startLine && change.endCharacter === 0 && wholeLinesAbove);
   if (above) {
     const added = (change.text.match(/\n/gu)?.length ?? 0) - (change.endLine - change.startLine);
     return {
@@ -115,16 +121,9 @@ export function answerFor(hunks: readonly Hunk[], landed: boolean): Answer {
       : [],
   );
   const stale = hunks.flatMap((hunk, index) => (hunk.verdict.kind === "stale" ? [index + 1] : []));
-  // The server compares whole hunks; a per-line accept is neither side, so it is said in words.
-  const partly = hunks.flatMap((hunk, index) =>
-    hunk.verdict.kind === "accepted" && hunk.verdict.lines !== undefined
-      ? [
-          `hunk ${index + 1}: only line${hunk.verdict.lines.length === 1 ? "" : "s"} ` +
-            `${hunk.verdict.lines.map((line) => line + 1).join(", ")} of its ${changedLines(hunk)} changed lines accepted`,
-        ]
-      : [],
-  );
-  const notes = [...partly, ...reasons];
+  // Which lines of a hunk landed the server reads from the text itself (line i of the old
+  // lines replaced by line i of the new ones); what it cannot read is why.
+  const notes = [...reasons];
   if (stale.length > 0) {
     notes.push(`the user edited inside hunk ${stale.join(", ")} during the review, so it was not applied`);
   }
@@ -132,5 +131,7 @@ export function answerFor(hunks: readonly Hunk[], landed: boolean): Answer {
   if (landed) {
     return said === "" ? { applied: true } : { applied: true, failureReason: said };
   }
-  return said === "" ? { applied: false } : { applied: false, failureReason: `the user rejected it: ${said}` };
+  // Always with a reason: a bare `applied: false` is VS Code refusing an edit for an older
+  // version of the document, which the server reports as stale once the user typed.
+  return { applied: false, failureReason: said === "" ? "the user rejected it" : `the user rejected it: ${said}` };
 }

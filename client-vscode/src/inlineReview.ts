@@ -309,9 +309,9 @@ export class InlineReviews implements vscode.CodeLensProvider, vscode.Disposable
   }
 
   /**
-   * Ctrl+Z right after an accepted edit takes it back out of the buffer, but the server already
-   * recorded it as landed: say so where the user looks (the Rune view, a warning), until the
-   * document is next edited some other way.
+   * Ctrl+Z right after an accepted edit takes it back out of the buffer. The server sees the
+   * text return and records the undo (server/undo.py); the user is told where they look (the
+   * Rune view, a notification), until the document is next edited some other way.
    */
   private watchUndo(document: vscode.TextDocument, before: string, label: string): void {
     this.undoWatch?.dispose();

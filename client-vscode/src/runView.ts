@@ -55,7 +55,7 @@ export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
   undone(label: string): void {
     const story = this.stories[0];
     if (story !== undefined) {
-      story.notes = [...(story.notes ?? []), `You undid the accepted edit ${label} (Ctrl+Z); the receipt still records it as applied.`];
+      story.notes = [...(story.notes ?? []), `You undid the accepted edit ${label} (Ctrl+Z); the receipt records the undo.`];
       this.render();
     }
   }

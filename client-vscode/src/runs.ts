@@ -75,8 +75,8 @@ export class RunTracker implements vscode.Disposable {
       }),
       reviews.onDidUndo((label) => {
         this.view.undone(label);
-        void vscode.window.showWarningMessage(
-          `Rune: you undid the accepted edit (${label}). The run's result and receipt still record it as applied; the Rune view notes the undo.`,
+        void vscode.window.showInformationMessage(
+          `Rune: you undid the accepted edit (${label}). The server records the undo in the run's receipt and, while the run goes on, tells the model.`,
         );
       }),
     );

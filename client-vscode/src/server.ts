@@ -1,7 +1,8 @@
 /**
  * Starting, stopping and restarting the language server, and the middleware that connects it to
- * the run tracker. Discovery runs on every start, so a changed `rune.server.path` or a newly
- * selected interpreter takes effect on `Rune: Restart Server`.
+ * the run tracker. Discovery runs on every start, so a newly selected interpreter takes effect on
+ * `Rune: Restart Server`; a changed `rune.server.path` or `rune.server.args` restarts the server
+ * by itself (`settingsChanged`).
  */
 
 import { createInterface } from "node:readline";
@@ -27,14 +28,14 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 import { offersFixThis } from "./codeActions";
-import { decideServer, describeLaunch, type ServerLaunch } from "./discovery";
+import { decideServer, describeLaunch, type ServerLaunch, startFailure } from "./discovery";
 import { asFixThisArgs } from "./fixArgs";
 import { type InlineReviews, inlineTarget } from "./inlineReview";
 import { askInstruction } from "./instruction";
 import { FIX_THIS, RESUME, type RunTracker } from "./runs";
 import { gatherFacts } from "./serverFacts";
 import { levelReader } from "./serverLog";
-import { serverSettings } from "./settings";
+import { launchChanged, type LaunchSettings, serverSettings } from "./settings";
 
 const OPEN_SETTINGS = "Open Settings";
 /** The server asks this before running `rune.checkCommand`, so the check sees accepted edits. */
@@ -71,6 +72,8 @@ const SHOW_OUTPUT = "Show Output";
 export class ServerController implements vscode.Disposable {
   private current: LanguageClient | undefined;
   private starting: Promise<void> | undefined;
+  /** The launch settings the server was last started with. */
+  private launched: LaunchSettings | undefined;
 
   constructor(
     private readonly output: vscode.LogOutputChannel,
@@ -95,6 +98,21 @@ export class ServerController implements vscode.Disposable {
     await this.start();
   }
 
+  /**
+   * `rune.server.*` changed: read it again, and start the server again when the path or the
+   * arguments differ from what it runs with (or it is not running). Nothing asks the user first:
+   * they just said which server they want.
+   */
+  async settingsChanged(): Promise<void> {
+    await this.starting;
+    const now = readLaunchSettings();
+    if (!launchChanged(this.launched, now, this.current?.isRunning() === true)) {
+      return;
+    }
+    this.output.info(`rune.server settings changed (path ${now.path === "" ? "unset" : now.path}); restarting the server`);
+    await this.restart();
+  }
+
   async stop(): Promise<void> {
     const client = this.current;
     this.current = undefined;
@@ -114,6 +132,7 @@ export class ServerController implements vscode.Disposable {
 
   private async startOnce(): Promise<void> {
     this.tracker.setServerState({ state: "starting", detail: "starting the language server" });
+    this.launched = readLaunchSettings();
     const facts = await gatherFacts((line) => {
       this.output.appendLine(line);
     });
@@ -149,9 +168,7 @@ export class ServerController implements vscode.Disposable {
     } catch (error) {
       this.current = undefined;
       this.tracker.setServerState({ state: "failed", detail: `the server did not start: ${String(error)}` });
-      const message =
-        `Rune: the server did not start (${describeLaunch(decision)}): ${String(error)}. ` +
-        "Install it with pip install rune-lsp, or set rune.server.path.";
+      const message = startFailure(decision, String(error));
       this.output.appendLine(message);
       void this.complain(message);
       await client.dispose().catch(() => undefined);
@@ -244,8 +261,16 @@ export class ServerController implements vscode.Disposable {
           );
         },
         // Ask the server to pull (`settings: null`) rather than pushing the raw section: the
-        // pull goes through `configuration` above, which cleans it.
-        didChangeConfiguration: (_sections, next) => next(undefined),
+        // pull goes through `configuration` above, which cleans it. A change of rune.server.*
+        // restarts the server (settingsChanged), and this client may be stopping meanwhile:
+        // the next server reads the settings when it starts, so that is no error to show.
+        didChangeConfiguration: async (_sections, next) => {
+          try {
+            await next(undefined);
+          } catch (error) {
+            this.output.info(`the settings change was not sent: ${String(error)}`);
+          }
+        },
       },
     };
   }
@@ -298,6 +323,12 @@ export class ServerController implements vscode.Disposable {
   dispose(): void {
     void this.stop();
   }
+}
+
+function readLaunchSettings(): LaunchSettings {
+  const config = vscode.workspace.getConfiguration("rune.server");
+  const args = config.get<unknown[]>("args", []);
+  return { path: config.get<string>("path", "").trim(), args: args.filter((a): a is string => typeof a === "string") };
 }
 
 /** Whether the user set `rune.KEY` in any scope (not just left it at its default). */

@@ -33,7 +33,26 @@ export function serverSettings(
   return cleaned;
 }
 
-/** Whether a settings change means the server process must be started again. */
+/** Whether a settings change may mean the server process must be started again. */
 export function needsRestart(affects: (section: string) => boolean): boolean {
   return affects("rune.server");
+}
+
+/** `rune.server.path` and `rune.server.args` as they were read to start the server. */
+export interface LaunchSettings {
+  readonly path: string;
+  readonly args: readonly string[];
+}
+
+/**
+ * Whether the server must be started again after a change of `rune.server.*`: the path or the
+ * arguments differ from those it was started with, or it is not running (a path that was wrong
+ * and is saved again, fixed or not, is tried again). A save that changed neither leaves a
+ * running server alone.
+ */
+export function launchChanged(started: LaunchSettings | undefined, now: LaunchSettings, running: boolean): boolean {
+  if (started === undefined || !running) {
+    return true;
+  }
+  return started.path !== now.path || started.args.length !== now.args.length || started.args.some((arg, i) => arg !== now.args[i]);
 }

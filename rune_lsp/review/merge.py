@@ -24,22 +24,32 @@ class Rebased:
     conflicts: tuple[int, ...]
 
 
-def rebase_hunks(base: str, current: str, hunks: Sequence[Hunk]) -> Rebased:
+def rebase_hunks(
+    base: str, current: str, hunks: Sequence[Hunk], *, adjacent: bool = False
+) -> Rebased:
     """`hunks` (computed on `base`) positioned on `current`, which is `base` changed elsewhere.
 
     Two insertions at the same place, or a change right next to a hunk, have no single right
     order, so they conflict; so does the same change made on both sides (the caller decides
-    what a change that already landed means).
+    what a change that already landed means). `adjacent`: a change right next to a hunk
+    (above or below it, sharing none of its lines) moves it instead, for finding where an
+    editor that kept the hunk in place itself (the VS Code inline review) applied it.
     """
     check_hunks(base, hunks)
     theirs = compute_hunks(base, current)
+    in_the_way = _overlaps if adjacent else _close
     moved: list[Hunk] = []
     conflicts: list[int] = []
     for hunk in hunks:
-        if any(_close(hunk, change) for change in theirs):
+        if any(in_the_way(hunk, change) for change in theirs):
             conflicts.append(hunk.index)
             continue
-        before = [change for change in theirs if change.old_end < hunk.old_start]
+        before = [
+            change
+            for change in theirs
+            if change.old_end < hunk.old_start
+            or (adjacent and change.old_end == hunk.old_start and change.old_start < hunk.old_end)
+        ]
         lines = sum(_added_lines(change) for change in before)
         chars = sum(len(change.new_text) - len(change.old_text) for change in before)
         moved.append(
@@ -86,6 +96,19 @@ def _close(a: Hunk, b: Hunk) -> bool:
     """No unchanged line between them (hunks of one text are always a line apart)."""
     first, second = (a, b) if (a.old_start, a.old_end) <= (b.old_start, b.old_end) else (b, a)
     return first.old_end >= second.old_start
+
+
+def _overlaps(a: Hunk, b: Hunk) -> bool:
+    """They share a line, one is inserted strictly inside the other, or both are insertions
+    at one place (no single right order)."""
+    a_insert, b_insert = a.old_start == a.old_end, b.old_start == b.old_end
+    if a_insert and b_insert:
+        return a.old_start == b.old_start
+    if a_insert:
+        return b.old_start < a.old_start < b.old_end
+    if b_insert:
+        return a.old_start < b.old_start < a.old_end
+    return a.old_start < b.old_end and b.old_start < a.old_end
 
 
 def _added_lines(hunk: Hunk) -> int:

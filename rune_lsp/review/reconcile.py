@@ -2,26 +2,43 @@
 
 VS Code's refactor preview lets the user untick hunks and still answers only true/false, so
 the server compares the document afterwards with the proposal. Between hunks the text must be
-unchanged; at each hunk it holds either the proposed text (kept) or the original (dropped).
-Walking the hunks in order and tracking the few offsets in the result that are still possible
-decides this in one pass over the text instead of trying all 2^n subsets.
+unchanged; at each hunk it holds either the proposed text (kept), the original (dropped), or,
+line by line, some of each (the VS Code extension's inline review: line i of the old lines
+replaced by line i of the new ones, or kept). Walking the hunks in order and tracking the few
+offsets in the result that are still possible decides this in one pass over the text instead
+of trying all 2^n subsets.
+
+The user may type elsewhere in the document while the review is open (the inline review keeps
+the hunks in place). Then the text the edit landed on is one the document held meanwhile
+(`typed`): the hunks are carried over onto it (review/merge) and the landing compared there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from rune_lsp.lines import strip_terminator
+from rune_lsp.lines import split_lines, strip_terminator
 from rune_lsp.loop.statuses import ReconcileStatus
 from rune_lsp.review.hunks import Hunk, changed_lines, check_hunks
+from rune_lsp.review.merge import rebase_hunks
 from rune_lsp.text_clip import shorten
 
 _Normalizer = Callable[[str], str]
 
-# A chain of keep/drop choices, newest first: (kept?, earlier choices) or None when empty.
+#: What the walk found at one hunk: True its proposed text, False its old text, or the pairs
+#: of lines taken (0-based: old line i replaced by new line i) when only some were.
+_Pick = bool | tuple[int, ...]
+# A chain of picks, newest first: (pick, earlier picks) or None when empty.
 # Sharing tails keeps the walk linear however many hunks there are.
-_Choices = tuple[bool, "_Choices"] | None
+_Choices = tuple[_Pick, "_Choices"] | None
+
+#: Hunks with more line pairs than this are matched whole only (old or new), never line by line.
+MAX_PAIRED_LINES = 200
+#: How many of the texts typed during the review are tried as the one the edit landed on.
+MAX_TYPED_TEXTS = 8
+_TYPED_NOTE = "the user also changed other lines meanwhile; those changes are the user's own"
+_CONVERTED_NOTE = "line endings were converted by the editor"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,12 +63,18 @@ class HunkFate:
 
 
 def reconcile(
-    old_text: str | None, hunks: Sequence[Hunk], result_text: str | None
+    old_text: str | None,
+    hunks: Sequence[Hunk],
+    result_text: str | None,
+    *,
+    typed: Sequence[str | None] = (),
 ) -> Reconciliation:
     """Classify `result_text` against the proposal that turned `old_text` into hunks.
 
     `old_text` None means the edit created the file; `result_text` None means there is no
-    file afterwards. Raises HunkMismatchError when the hunks do not belong to `old_text`.
+    file afterwards. `typed`: the texts the document held after the proposal, oldest first
+    (the user's typing, maybe the landing itself). Raises HunkMismatchError when the hunks do
+    not belong to `old_text`.
     """
     base = "" if old_text is None else old_text
     check_hunks(base, hunks)
@@ -61,21 +84,78 @@ def reconcile(
             dropped = tuple(hunk.index for hunk in hunks)
             return Reconciliation(status="rejected", kept=(), dropped=dropped, detail=detail)
         return _stale("the file no longer exists")
-    segments = _unchanged_segments(base, hunks)
-    choices = _match(segments, hunks, result_text, _identity)
-    note = ""
-    if choices is None:
+    found = _landing(base, hunks, result_text, proposed=hunks)
+    if found is None and old_text is not None:
+        found = _landing_after_typing(base, hunks, result_text, typed)
+    if found is None:
+        return _stale("the document changed in another way than the proposal")
+    if old_text is None and found.status == "rejected":
+        detail = "rejected: the user discarded the content; the file was created empty."
+        return Reconciliation(status="rejected", kept=(), dropped=found.dropped, detail=detail)
+    return found
+
+
+def _landing_after_typing(
+    base: str, hunks: Sequence[Hunk], result: str, typed: Sequence[str | None]
+) -> Reconciliation | None:
+    """The landing compared on a text the user typed meanwhile, newest first; one where no
+    hunk had to go stale wins (an earlier text may precede a landing that came in parts)."""
+    tried: set[str] = {base, result}
+    first: Reconciliation | None = None
+    for text in reversed(typed):
+        if text is None or text in tried:
+            continue
+        tried.add(text)
+        if len(tried) - 2 > MAX_TYPED_TEXTS:
+            break
+        rebased = rebase_hunks(base, text, hunks, adjacent=True)
+        found = _landing(
+            text, rebased.moved, result, proposed=hunks, stale=rebased.conflicts, note=_TYPED_NOTE
+        )
+        if found is not None and not rebased.conflicts:
+            return found
+        first = first or found
+    return first
+
+
+def _landing(
+    before: str,
+    placed: Sequence[Hunk],
+    result: str,
+    *,
+    proposed: Sequence[Hunk],
+    stale: Sequence[int] = (),
+    note: str = "",
+) -> Reconciliation | None:
+    """The verdict if `result` is `before` with the `placed` hunks (on `before`) landed in
+    whole, in part or not at all; `stale` hunks could not land. None when it is not."""
+    segments = _unchanged_segments(before, placed)
+    for norm, why in ((_identity, ""), (_unify_line_endings, _CONVERTED_NOTE)):
         # Editors convert inserted line endings to the document's own (VS Code does): a
         # proposal with "\n" in a CRLF file lands with "\r\n" and is still the proposal.
-        choices = _match(segments, hunks, result_text, _unify_line_endings)
-        note = "line endings were converted by the editor"
-    if choices is None:
-        return _stale("the document changed in another way than the proposal")
-    verdict = _verdict(hunks, choices, note=note)
-    if old_text is None and verdict.status == "rejected":
-        detail = "rejected: the user discarded the content; the file was created empty."
-        return Reconciliation(status="rejected", kept=(), dropped=verdict.dropped, detail=detail)
-    return verdict
+        picks = _match(segments, placed, result, norm)
+        if picks is not None:
+            fates = [_fate(hunk, pick) for hunk, pick in zip(placed, picks, strict=True)]
+            fates += [HunkFate(index=index, landed=False, stale=True) for index in stale]
+            fates.sort(key=lambda fate: fate.index)
+            return verdict(proposed, fates, note="; ".join(filter(None, (why, note))))
+    return None
+
+
+def _fate(hunk: Hunk, pick: _Pick) -> HunkFate:
+    if isinstance(pick, bool):
+        return HunkFate(index=hunk.index, landed=pick)
+    return HunkFate(index=hunk.index, landed=True, lines=_numbered(hunk, pick))
+
+
+def _numbered(hunk: Hunk, pairs: Sequence[int]) -> tuple[int, ...]:
+    """Taken line pairs as `hunks.LINE_NUMBERING` counts changed lines: pair i is removed
+    line i + 1 (if the hunk has it) and added line `removed + i + 1` (likewise)."""
+    removed = len(split_lines(hunk.old_text))
+    added = len(split_lines(hunk.new_text))
+    numbers = [i + 1 for i in pairs if i < removed]
+    numbers += [removed + i + 1 for i in pairs if i < added]
+    return tuple(sorted(numbers))
 
 
 def _unchanged_segments(base: str, hunks: Sequence[Hunk]) -> list[str]:
@@ -102,8 +182,9 @@ def _match(
     hunks: Sequence[Hunk],
     result: str,
     norm: _Normalizer,
-) -> tuple[int, ...] | None:
-    """The kept hunk indexes if `result` is the old text with some hunks applied, else None."""
+) -> tuple[_Pick, ...] | None:
+    """What landed of each hunk if `result` is the old text with the hunks landed (whole, in
+    part or not at all), else None."""
     text = norm(result)
     first = norm(segments[0])
     if not text.startswith(first):
@@ -114,31 +195,61 @@ def _match(
         following = norm(after)
         reached: dict[int, _Choices] = {}
         for offset, chain in states.items():
-            for kept, piece in ((True, norm(hunk.new_text)), (False, norm(hunk.old_text))):
-                after_piece = offset + len(piece)
-                if text.startswith(piece, offset) and text.startswith(following, after_piece):
-                    reached.setdefault(after_piece + len(following), (kept, chain))
+            for end, pick in _pieces(hunk, text, offset, norm):
+                if text.startswith(following, end):
+                    reached.setdefault(end + len(following), (pick, chain))
         if not reached:
             return None
         states = reached
     if len(text) not in states:
         return None
-    return _kept_indexes(hunks, states[len(text)])
+    return _picks(states[len(text)])
 
 
-def _kept_indexes(hunks: Sequence[Hunk], chain: _Choices) -> tuple[int, ...]:
-    flags: list[bool] = []
+def _pieces(hunk: Hunk, text: str, offset: int, norm: _Normalizer) -> Iterator[tuple[int, _Pick]]:
+    """Where what landed of `hunk` may end in `text` from `offset`: its proposed text first,
+    then its old text, then some of its line pairs."""
+    new, old = norm(hunk.new_text), norm(hunk.old_text)
+    if text.startswith(new, offset):
+        yield offset + len(new), True
+    if text.startswith(old, offset):
+        yield offset + len(old), False
+    yield from _paired(split_lines(old), split_lines(new), text, offset)
+
+
+def _paired(
+    old: Sequence[str], new: Sequence[str], text: str, offset: int
+) -> Iterator[tuple[int, _Pick]]:
+    """Ends of `text` from `offset` reached by taking some, not all, of the line pairs (old
+    line i or new line i at each i; a missing line is nothing), with the pairs taken."""
+    pairs = max(len(old), len(new))
+    if not 2 <= pairs <= MAX_PAIRED_LINES:
+        return
+    states: dict[int, tuple[int, ...]] = {offset: ()}
+    for i in range(pairs):
+        taken_piece = new[i] if i < len(new) else ""
+        kept_piece = old[i] if i < len(old) else ""
+        reached: dict[int, tuple[int, ...]] = {}
+        for at, taken in states.items():
+            if text.startswith(taken_piece, at):
+                reached.setdefault(at + len(taken_piece), (*taken, i))
+            if text.startswith(kept_piece, at):
+                reached.setdefault(at + len(kept_piece), taken)
+        if not reached:
+            return
+        states = reached
+    for end, taken in states.items():
+        if 0 < len(taken) < pairs:
+            yield end, taken
+
+
+def _picks(chain: _Choices) -> tuple[_Pick, ...]:
+    picks: list[_Pick] = []
     while chain is not None:
-        kept, chain = chain
-        flags.append(kept)
-    flags.reverse()
-    return tuple(hunk.index for hunk, kept in zip(hunks, flags, strict=True) if kept)
-
-
-def _verdict(hunks: Sequence[Hunk], kept: tuple[int, ...], *, note: str) -> Reconciliation:
-    kept_set = set(kept)
-    fates = [HunkFate(index=hunk.index, landed=hunk.index in kept_set) for hunk in hunks]
-    return verdict(hunks, fates, note=note)
+        pick, chain = chain
+        picks.append(pick)
+    picks.reverse()
+    return tuple(picks)
 
 
 def verdict(hunks: Sequence[Hunk], fates: Sequence[HunkFate], *, note: str = "") -> Reconciliation:

@@ -1,13 +1,16 @@
 """The editor's view of files: open buffers (unsaved text included) first, the disk otherwise.
 
 Also tracks document changes, so review can wait for the `didChange` that follows an accepted
-`workspace/applyEdit` (clients send it shortly after their reply, not before).
+`workspace/applyEdit` (clients send it shortly after their reply, not before), keep the texts
+a document held while a review was open (the user types on), and notice an accepted edit being
+undone.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from pygls.uris import from_fs_path, to_fs_path
@@ -32,6 +35,7 @@ class LspDocuments:
         self._get_workspace = workspace
         self._disk = DiskDocuments()
         self._changed: dict[Path, asyncio.Event] = {}
+        self._listeners: dict[Path, list[Callable[[str | None], None]]] = {}
         # Resolving a path costs a syscall per component, and tools ask on every read: keep
         # the last answer, valid while the same documents (same URIs) are open.
         self._open_cache: tuple[tuple[str, ...], dict[Path, str]] = ((), {})
@@ -89,11 +93,56 @@ class LspDocuments:
 
     def mark_changed(self, uri: str) -> None:
         path = path_of(uri)
-        if path is not None:
-            self._changed.setdefault(path.resolve(), asyncio.Event()).set()
+        if path is None:
+            return
+        resolved = path.resolve()
+        self._changed.setdefault(resolved, asyncio.Event()).set()
+        listeners = self._listeners.get(resolved)
+        if listeners:
+            text = self.read_text(resolved)
+            for listener in list(listeners):
+                listener(text)
+
+    def listen(self, path: Path, listener: Callable[[str | None], None]) -> Callable[[], None]:
+        """Calls `listener` with the document's text after each change to `path`; returns
+        what stops it. Listeners run synchronously, in the change's handler: keep them short."""
+        listeners = self._listeners.setdefault(path.resolve(), [])
+        listeners.append(listener)
+
+        def stop() -> None:
+            if listener in listeners:
+                listeners.remove(listener)
+            if not listeners:
+                self._listeners.pop(path.resolve(), None)
+
+        return stop
+
+    @contextmanager
+    def recording(self, path: Path, most: int = 16) -> Iterator[TextLog]:
+        """The texts `path` holds after each change while the block runs (the last `most`)."""
+        log = TextLog(most)
+        stop = self.listen(path, log.add)
+        try:
+            yield log
+        finally:
+            stop()
 
     def expect_change(self, path: Path) -> asyncio.Event:
         """An event set by the next change to `path`; take it before sending the edit."""
         event = asyncio.Event()
         self._changed[path.resolve()] = event
         return event
+
+
+class TextLog:
+    """The texts a document held, oldest first, bounded; `changed` is set by each one."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self.texts: list[str | None] = []
+        self.changed = asyncio.Event()
+
+    def add(self, text: str | None) -> None:
+        self.texts.append(text)
+        del self.texts[: -self.most]
+        self.changed.set()

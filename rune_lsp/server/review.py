@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,9 +47,10 @@ from rune_lsp.review import (
 from rune_lsp.review.hunk_review import HunkReview
 from rune_lsp.server.app import RuneServer
 from rune_lsp.server.desk import OpenReview, ReviewDesk
-from rune_lsp.server.documents import LspDocuments
+from rune_lsp.server.documents import LspDocuments, TextLog
 from rune_lsp.server.late import DeadProposal
 from rune_lsp.server.protocol import UnusableAnswerError
+from rune_lsp.server.undo import Undos, landing_of
 from rune_lsp.tools.errors import DocumentError
 
 log = logging.getLogger(__name__)
@@ -81,6 +83,10 @@ class LspReviewer:
     #: Gets a mode-A proposal whose applyEdit was still open when the run died, with the
     #: answer still to come (server/late.py records what lands).
     on_dead: Callable[[DeadProposal, asyncio.Future[Any]], None] | None = None
+    #: Watches what landed for the user's undo (server/undo.py).
+    undos: Undos | None = None
+    #: The run's state, from the first decision on: an undo is told to the model through it.
+    _state: RunState | None = None
 
     @property
     def server(self) -> RuneServer:
@@ -91,6 +97,7 @@ class LspReviewer:
         return self.desk.documents
 
     async def decide(self, change: PreparedChange, state: RunState) -> Decision:
+        self._state = state
         if isinstance(change, PreparedCommand):
             return await self._ask_to_run(change)
         if self.server.annotation_support:
@@ -153,36 +160,81 @@ class LspReviewer:
             def after_cancel(answer: asyncio.Future[Any]) -> None:
                 on_dead(dead, answer)
 
-        try:
-            response = await self.server.ask(
-                types.WORKSPACE_APPLY_EDIT,
-                types.ApplyWorkspaceEditParams(edit=edit, label=label),
-                wait=wait,
-                after_cancel=after_cancel,
-            )
-        except TimeoutError:
-            reason = f"the editor did not answer within {wait:g} s; the request was withdrawn"
-            log.warning("applyEdit of %s: %s", path, reason)
-            return await self._unclear(change, hunks, changed, reason, judge)
-        except UnusableAnswerError as exc:  # logged where it was read
-            return await self._unclear(change, hunks, changed, f"the editor's {exc}", judge)
-        except JsonRpcException as exc:  # eglot answers a "no" with an error
-            return self._not_applied(change, str(exc) or "the editor refused the edit")
-        if not response.applied:
-            return self._not_applied(change, response.failure_reason)
-        arrived = await self._change_arrived(path, changed, change.old_text)
-        landed = self._current_text(path)
-        if not confirmable and not arrived and (landed or "") == (change.old_text or ""):
-            everything = tuple(hunk.index for hunk in hunks)
-            detail = "the user accepted the edit; it was applied"
-            return judge(Reconciliation("applied", kept=everything, dropped=(), detail=detail))
-        verdict = judge(reconcile(change.old_text, hunks, landed))
+        sent_text = self._current_text(path)
+        watching = self.undos.sending(path) if self.undos is not None else nullcontext(None)
+        with self.documents.recording(path) as typed, watching as landed_on:
+            try:
+                response = await self.server.ask(
+                    types.WORKSPACE_APPLY_EDIT,
+                    types.ApplyWorkspaceEditParams(edit=edit, label=label),
+                    wait=wait,
+                    after_cancel=after_cancel,
+                )
+            except TimeoutError:
+                reason = f"the editor did not answer within {wait:g} s; the request was withdrawn"
+                log.warning("applyEdit of %s: %s", path, reason)
+                return await self._unclear(change, hunks, changed, reason, judge)
+            except UnusableAnswerError as exc:  # logged where it was read
+                return await self._unclear(change, hunks, changed, f"the editor's {exc}", judge)
+            except JsonRpcException as exc:  # eglot answers a "no" with an error
+                return self._not_applied(
+                    change, str(exc) or "the editor refused the edit", answered=False
+                )
+            if not response.applied:
+                return self._not_applied(change, response.failure_reason)
+            if confirmable:
+                verdict = judge(await self._what_landed(change, hunks, typed))
+            else:
+                arrived = await self._change_arrived(path, changed, change.old_text)
+                landed = self._current_text(path)
+                if not arrived and (landed or "") == (change.old_text or ""):
+                    everything = tuple(hunk.index for hunk in hunks)
+                    detail = "the user accepted the edit; it was applied"
+                    return judge(
+                        Reconciliation("applied", kept=everything, dropped=(), detail=detail)
+                    )
+                verdict = judge(reconcile(change.old_text, hunks, landed))
+            if landed_on is not None and verdict.status in ("applied", "partial"):
+                landing = landing_of(
+                    self.run_id,
+                    change.edit_id,
+                    path if self.documents.is_open(path) else None,
+                    self.display_path(change.path),
+                    texts=[sent_text, *typed.texts],
+                    after=self._current_text(path),
+                    state=self._state,
+                )
+                if landing is not None:
+                    landed_on(landing)
         if not response.failure_reason:
             return verdict
         # A reviewing client (the VS Code extension's inline review) passes the user's reason
         # for the hunks it dropped, though the edit landed in part.
         said = f" The user said: {response.failure_reason}"
         return verdict.model_copy(update={"detail": verdict.detail + said})
+
+    async def _what_landed(
+        self, change: PreparedEdit, hunks: Sequence[Hunk], typed: TextLog
+    ) -> Reconciliation:
+        """After `applied: true` on a confirmable edit: the document compared with the
+        proposal once the landing shows in it (its didChange may come after the answer, and
+        the user's typing during the review already changed the text before it). An
+        `edit_file`'s hunks follow that typing; a `write_file` states the whole file."""
+        path = Path(change.path)
+        follows = change.tool == "edit_file"
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.desk.change_grace
+        while True:
+            typed.changed.clear()
+            texts = typed.texts if follows else ()
+            outcome = reconcile(change.old_text, hunks, self._current_text(path), typed=texts)
+            if outcome.kept:
+                return outcome
+            try:
+                await asyncio.wait_for(typed.changed.wait(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                log.info("nothing of the edit in %s after applyEdit; reading what is there", path)
+                return outcome
 
     async def _unclear(
         self,
@@ -201,10 +253,15 @@ class LspReviewer:
             return landed.model_copy(update={"detail": f"{landed.detail} ({reason})"})
         return Landed(status="rejected", detail=f"the edit was not applied: {reason}")
 
-    def _not_applied(self, change: PreparedEdit, reason: str | None) -> Landed:
+    def _not_applied(
+        self, change: PreparedEdit, reason: str | None, *, answered: bool = True
+    ) -> Landed:
         """`applied: false` is the user's no, unless the document moved on meanwhile: editors
-        refuse an edit for an older version (VS Code answers false without a reason)."""
-        if self._current_text(Path(change.path)) != change.old_text:
+        refuse an edit for an older version (VS Code answers false without a reason). A no
+        answered with a reason is the user's, though they typed elsewhere meanwhile (the inline
+        review of the VS Code extension always gives one)."""
+        moved = self._current_text(Path(change.path)) != change.old_text
+        if moved and not (answered and reason):
             return Landed(
                 status="stale",
                 detail="stale: the document changed after the edit was proposed, so the editor "

@@ -31,6 +31,7 @@ from rune_lsp.server.models import ModelCache
 from rune_lsp.server.notices import RefusalNotice
 from rune_lsp.server.progress import RunProgress
 from rune_lsp.server.review import LspReviewer
+from rune_lsp.server.undo import Undos
 from rune_lsp.store.ownership import RunRegistry, SessionLock, new_session_id
 from rune_lsp.store.pending import PendingRun, PendingStore
 from rune_lsp.store.receipts import ReceiptStore
@@ -82,6 +83,7 @@ class RunManager:
             answer_wait=desk.answer_wait,
             change_grace=desk.change_grace,
         )
+        self.undos = Undos(documents, lambda: self.receipt_store, lambda run: run in self.active)
 
     # --- starting --------------------------------------------------------------------------------
 
@@ -207,6 +209,7 @@ class RunManager:
             request_timeout=settings.request_timeout,
             display_path=lambda p: display_path(Path(p), root),
             on_dead=self.late.watch,
+            undos=self.undos,
         )
         return parts.driver(
             reviewer,

@@ -93,11 +93,19 @@ class ReceiptStore:
         overdue = time.monotonic() - self._pruned_at > PRUNE_INTERVAL_SECONDS
         return self._known > self.max_count or overdue
 
-    def amend_edit(self, run_id: str, edit_id: str, status: EditStatus, detail: str) -> bool:
+    def amend_edit(
+        self,
+        run_id: str,
+        edit_id: str,
+        status: EditStatus,
+        detail: str,
+        *,
+        note: str | None = None,
+    ) -> bool:
         """Record what became of one edit after its run's receipt was written (an editor that
-        applied a dead run's proposal anyway): the edit's status and detail in the result and
-        in the receipt's edit list, and a note saying so. False when there is no such receipt
-        or edit (yet)."""
+        applied a dead run's proposal anyway, an edit the user undid): the edit's status and
+        detail in the result and in the receipt's edit list, and a note saying so. False when
+        there is no such receipt or edit (yet)."""
         receipt = self.load(run_id)
         if receipt is None or all(e.edit_id != edit_id for e in receipt.result.edits):
             return False
@@ -108,7 +116,7 @@ class ReceiptStore:
         edits = tuple(
             e.model_copy(update=update) if e.edit_id == edit_id else e for e in receipt.edits
         )
-        note = f"edit {edit_id} {status} after the run ended: {detail}"
+        note = note or f"edit {edit_id} {status} after the run ended: {detail}"
         amended = receipt.model_copy(
             update={
                 "result": receipt.result.model_copy(update={"edits": result_edits}),

@@ -167,3 +167,17 @@ def test_rebased_hunks_fit_the_changed_text_and_apply_exactly(
     check_hunks(ours, rebased.moved)  # positions, offsets and text all still match
     assert apply_hunks(ours, rebased.moved) == both
     assert [h.new_start for h in rebased.moved] == [h.new_start for h in compute_hunks(ours, both)]
+
+
+def test_adjacent_changes_move_a_hunk_instead_of_conflicting() -> None:
+    base = "a\nb\nc\nd\n"
+    [hunk] = compute_hunks(base, "a\nB\nc\nd\n")
+    current = "a0\na1\nb\nC\nd\n"  # the line above replaced by two, the line below edited
+    assert rebase_hunks(base, current, [hunk]).conflicts == (0,)
+    rebased = rebase_hunks(base, current, [hunk], adjacent=True)
+    assert rebased.conflicts == ()
+    [moved] = rebased.moved
+    assert (moved.old_start, moved.old_end) == (2, 3)
+    assert apply_hunks(current, rebased.moved) == "a0\na1\nB\nC\nd\n"
+    overlapping = "a\nb!\nc\nd\n"
+    assert rebase_hunks(base, overlapping, [hunk], adjacent=True).conflicts == (0,)

@@ -8,6 +8,7 @@ from itertools import pairwise
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from rune_lsp.lines import split_lines
 from rune_lsp.review import Hunk, apply_hunks, compute_hunks, reconcile
 
 LINES = st.sampled_from(
@@ -89,11 +90,28 @@ def _unify_line_endings(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _every_subset(old: str, hunks: tuple[Hunk, ...]) -> set[str]:
-    return {
-        apply_hunks(old, hunks, keep=[h.index for h in hunks if mask >> h.index & 1])
-        for mask in range(2 ** len(hunks))
-    }
+def _every_landing(old: str, hunks: tuple[Hunk, ...], most: int = 4096) -> set[str] | None:
+    """`old` with each hunk landed in any of its line-pair choices; None when too many."""
+    results = {""}
+    position = 0
+    for hunk in hunks:
+        before = old[position : hunk.old_offset]
+        olds, news = split_lines(hunk.old_text), split_lines(hunk.new_text)
+        pairs = max(len(olds), len(news))
+        if len(results) * 2**pairs > most:
+            return None
+        pieces = {
+            "".join(
+                (news[i] if i < len(news) else "")
+                if mask >> i & 1
+                else (olds[i] if i < len(olds) else "")
+                for i in range(pairs)
+            )
+            for mask in range(2**pairs)
+        }
+        results = {done + before + piece for done in results for piece in pieces}
+        position = hunk.old_offset + len(hunk.old_text)
+    return {done + old[position:] for done in results}
 
 
 @settings(max_examples=200)
@@ -102,8 +120,12 @@ def test_reconcile_calls_any_other_text_stale(pair: tuple[str, str], other: str)
     old, new = pair
     hunks = compute_hunks(old, new)
     assume(len(hunks) <= 8)
-    # A proposal whose line endings the editor converted is still recognised.
-    subsets = {_unify_line_endings(text) for text in _every_subset(old, hunks)}
+    # A proposal whose line endings the editor converted is still recognised, and so is
+    # every hunk landed line by line (old line i or new line i at each i).
+    landings = _every_landing(old, hunks)
+    assume(landings is not None)
+    assert landings is not None
+    subsets = {_unify_line_endings(text) for text in landings}
     assume(_unify_line_endings(other) not in subsets)
     verdict = reconcile(old, hunks, other)
     assert verdict.status == "stale"

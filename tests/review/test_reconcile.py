@@ -51,9 +51,66 @@ def test_a_document_changed_otherwise_is_stale() -> None:
     assert "Read the file again" in verdict.detail
 
 
-def test_a_hunk_that_landed_only_halfway_is_stale() -> None:
-    half = OLD.replace("line 9\n", "nine\n")
-    assert reconcile(OLD, HUNKS, half).status == "stale"
+def test_a_hunk_that_landed_line_by_line_is_partial_and_names_the_lines() -> None:
+    # The inline review's per-line accept: old line i replaced by new line i, or kept.
+    half = NEW.replace("ten\neleven\n", "line 10\nline 11\n")
+    verdict = reconcile(OLD, HUNKS, half)
+    assert (verdict.status, verdict.kept, verdict.dropped) == ("partial", (0, 1, 2), ())
+    assert verdict.detail.startswith(
+        "partially applied: kept part of hunk 1 of 3 (lines 10-12): took effect "
+        "-'line 9', +'nine'; not -'line 10', -'line 11', +'ten', +'eleven'; kept hunk 2 of 3"
+    )
+
+
+def test_two_of_three_lines_with_another_hunk_discarded() -> None:
+    landed = OLD.replace("line 9\nline 10\n", "nine\nten\n").replace("line 39\n", "thirty-nine\n")
+    verdict = reconcile(OLD, HUNKS, landed)
+    assert (verdict.status, verdict.kept, verdict.dropped) == ("partial", (0, 2), (1,))
+    assert "kept part of hunk 1 of 3" in verdict.detail
+    assert "the user rejected hunk 2 of 3 (line 25)" in verdict.detail
+
+
+def test_a_hunk_landed_halfway_into_a_line_is_stale() -> None:
+    assert reconcile(OLD, HUNKS, OLD.replace("line 9\n", "nine")).status == "stale"
+
+
+def test_typing_above_the_hunks_then_accepting_them_is_applied() -> None:
+    typed = ["# a\n" + OLD, "# a comment\n" + OLD]
+    verdict = reconcile(OLD, HUNKS, "# a comment\n" + NEW, typed=typed)
+    assert (verdict.status, verdict.kept, verdict.dropped) == ("applied", (0, 1, 2), ())
+    assert verdict.detail == (
+        "applied: the user accepted the whole edit (3 hunks, lines 10-12, 25, 40) "
+        "(the user also changed other lines meanwhile; those changes are the user's own)."
+    )
+
+
+def test_typing_between_hunks_then_a_partial_accept_is_partial() -> None:
+    typed = OLD.replace("line 30\n", "line 30 typed\n")
+    landed = typed.replace("line 24\n", "twenty-four\n").replace("line 9\n", "nine\n")
+    verdict = reconcile(OLD, HUNKS, landed, typed=[typed])
+    assert (verdict.status, verdict.kept, verdict.dropped) == ("partial", (0, 1), (2,))
+    assert "kept part of hunk 1 of 3" in verdict.detail
+
+
+def test_typing_on_a_hunk_makes_that_hunk_stale_and_the_rest_counts() -> None:
+    typed = OLD.replace("line 24\n", "line 24 by hand\n")
+    landed = typed.replace("line 39\n", "thirty-nine\n")
+    verdict = reconcile(OLD, HUNKS, landed, typed=[typed])
+    assert (verdict.status, verdict.kept) == ("partial", (2,))
+    assert "hunk 2 of 3 (line 25) is stale" in verdict.detail
+    assert "the user rejected hunk 1 of 3" in verdict.detail
+
+
+def test_the_text_before_a_landing_in_two_parts_is_found() -> None:
+    # Two didChange notifications for one landing: the text between them is no typing.
+    typed = "# a\n" + OLD
+    midway = typed.replace("line 24\n", "twenty-four\n")
+    verdict = reconcile(OLD, HUNKS, "# a\n" + NEW, typed=[typed, midway])
+    assert verdict.status == "applied"
+
+
+def test_typing_without_the_text_it_was_typed_on_is_stale() -> None:
+    assert reconcile(OLD, HUNKS, "# a comment\n" + NEW).status == "stale"
 
 
 def test_extra_text_at_the_end_is_stale() -> None:
@@ -118,3 +175,11 @@ def test_a_thousand_hunks_in_a_big_file_are_sorted_out() -> None:
     verdict = reconcile(old, hunks, apply_hunks(old, hunks, keep=keep))
     assert verdict.status == "partial"
     assert verdict.kept == tuple(keep)
+
+
+def test_typing_right_next_to_a_hunk_moves_it_as_the_inline_review_does() -> None:
+    above = OLD.replace("line 8\n", "line 8 edited\nand one more\n")  # the line above hunk 1
+    below = above.replace("line 12\n", "line 12 edited\n")  # the line below it
+    landed = below.replace("line 9\nline 10\nline 11\n", "nine\nten\neleven\n")
+    verdict = reconcile(OLD, HUNKS, landed, typed=[above, below])
+    assert (verdict.status, verdict.kept, verdict.dropped) == ("partial", (0,), (1, 2))

@@ -70,6 +70,9 @@ class Apply:
     type_first: tuple[str, str] | None = None
     #: Keep the request open (a Refactor Preview nobody has answered yet) until `release()`.
     hold: bool = False
+    #: Land this instead of the edit as sent: the buffer's text after, from the text before
+    #: (the VS Code extension's inline review applies the hunks the user took, where they are).
+    lands: Callable[[str], str] | None = None
 
 
 @dataclass
@@ -172,6 +175,13 @@ class InProcessEditor:
             return
         if not policy.accept:
             self._reply(request_id, {"applied": False, "failureReason": policy.reason})
+            return
+        if policy.lands is not None:
+            [uri] = [change["textDocument"]["uri"] for change in params["edit"]["documentChanges"]]
+            # Before the answer, as VS Code does.
+            self._changed(uri, policy.lands(self.buffers[uri].text))
+            reason = {"failureReason": policy.reason} if policy.reason else {}
+            self._reply(request_id, {"applied": True, **reason})
             return
         converter = self.server.protocol._converter
         edit = converter.structure(params["edit"], types.WorkspaceEdit)

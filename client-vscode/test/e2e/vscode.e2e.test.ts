@@ -23,6 +23,7 @@ const APP_PROPOSED = APP_BEFORE.replace("Helo", "Hello")
   .replace("step = 1", "step = 2");
 /** What lands: the line the user typed above the pending hunks, hunk 1, two lines of hunk 3. */
 const APP_AFTER = `# greetings\n${APP_BEFORE.replace("Helo", "Hello").replace("low = 1", "low = 0").replace("high = 10", "high = 100")}`;
+const TYPED_BEFORE = `def main():\n    pass\n`;
 const UTIL_BEFORE = `def double(x):\n    return x * 2\n`;
 const CONFIG_BEFORE = `DEBUG = True\n`;
 const ANSWER = "Fixed the typo in greet() and\n\n- widened the **limits**.";
@@ -36,7 +37,6 @@ const STEP_TIMEOUT = 60_000;
 describe("Rune in VS Code", () => {
   const harness = new Harness();
   let page: Page | undefined;
-  let inlineReceipt: StoredReceipt | undefined;
 
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -44,6 +44,9 @@ describe("Rune in VS Code", () => {
       // 1. the inline review of three hunks
       { toolCalls: [{ name: "edit_file", arguments: { path: "app.py", old_text: APP_BEFORE, new_text: APP_PROPOSED } }] },
       { text: ANSWER },
+      // 1b. accepted inline after the user typed above it
+      { toolCalls: [{ name: "edit_file", arguments: { path: "typed.py", old_text: "pass", new_text: "return 0" } }] },
+      { text: "Typed around it." },
       // 2. cancelled while its inline review is open
       { toolCalls: [{ name: "edit_file", arguments: { path: "util.py", old_text: "x * 2", new_text: "x + x" } }] },
       // 2b. superseded while its inline review is open, by a second run on the same file
@@ -59,9 +62,12 @@ describe("Rune in VS Code", () => {
       // 6. a command the user approves, its output in the Rune view
       { toolCalls: [{ name: "run_command", arguments: { command: "echo hello-from-rune" } }] },
       { text: RUN_ANSWER },
+      // 7. after rune.server.path moved to User settings
+      { text: "the server picked up its path from User settings" },
     ]);
     harness.writeFiles({
       "workspace/app.py": APP_BEFORE,
+      "workspace/typed.py": TYPED_BEFORE,
       "workspace/util.py": UTIL_BEFORE,
       "workspace/config.py": CONFIG_BEFORE,
       "workspace/notes.py": "# TODO\n",
@@ -167,27 +173,34 @@ describe("Rune in VS Code", () => {
     await runCommand(page, "File: Save All Files");
     await waitForDisk(harness.workspace, "app.py", APP_AFTER);
 
-    // The reason for hunk 2 went with the answer's failureReason into what the model was told.
+    // What landed is read from the text: the typing above kept, two lines of hunk 3.
     const receipt = latestReceipt(harness.stateDir);
-    inlineReceipt = receipt;
     const [edit] = receipt.result.edits;
-    assert.ok(edit !== undefined && edit.status !== "pending", `app.py recorded as ${edit?.status}`);
-    assert.ok(
-      edit.detail.includes(`The user said: hunk 3: only lines 1, 2 of its 3 changed lines accepted; hunk 2: ${REASON}`),
-      `what the model was told: ${edit.detail}`,
-    );
+    assert.equal(edit?.status, "partial", `app.py recorded as ${edit?.status}: ${edit?.detail}`);
+    assert.ok(edit.detail.startsWith("partially applied: kept hunk 1 of 3 (line 2); the user rejected hunk 2 of 3 (line 6); kept part of hunk 3 of 3 (lines 10-12)"), edit.detail);
+    assert.ok(edit.detail.includes("not -'step = 1', +'step = 2' (the user also changed other lines meanwhile"), edit.detail);
+    // The receipt's detail is clipped there; that the reason reaches the model in full is
+    // tests/server/test_review_inline.py's to show.
   }));
 
-  it(
-    "reports the inline review above as partial though the user typed above its hunks",
-    // The server's mode-A reconciliation (main) requires the text between hunks unchanged and
-    // each hunk whole (old or new), so typing above and a per-line accept make it say stale; the
-    // model still hears which lines and why (the answer's failureReason).
-    { todo: "server-side: mode A reconciliation follows neither typing nor per-line accepts yet" },
-    () => {
-      assert.equal(inlineReceipt?.result.edits[0]?.status, "partial");
-    },
-  );
+  it("reports an inline accept after typing above the hunk as applied", recorded("typed-above", async (page) => {
+    await openFile(page, "typed.py");
+    await runCommand(page, "Rune: Fix This");
+    await (await instructionBox(page)).press("Enter");
+    await lens(page, "Accept hunk 1/1").waitFor({ timeout: STEP_TIMEOUT });
+    await page.locator(".monaco-editor .view-line", { hasText: "def main" }).click();
+    await page.keyboard.press("Control+Home");
+    await page.keyboard.type("# typed during the review\n");
+    await page.keyboard.press("Escape");
+    await page.locator(".monaco-editor .view-line", { hasText: "# typed during the review" }).waitFor({ timeout: STEP_TIMEOUT });
+    await lens(page, "Accept hunk 1/1").waitFor({ timeout: STEP_TIMEOUT });
+    await page.keyboard.press("Control+Alt+Shift+y"); // accept all
+    await page.locator(".notification-toast", { hasText: "Typed around it." }).waitFor({ timeout: STEP_TIMEOUT });
+    await runCommand(page, "File: Save All Files");
+    await waitForDisk(harness.workspace, "typed.py", `# typed during the review\n${TYPED_BEFORE.replace("pass", "return 0")}`);
+    const [edit] = latestReceipt(harness.stateDir).result.edits;
+    assert.equal(edit?.status, "applied", `typed.py recorded as ${edit?.status}: ${edit?.detail}`);
+  }));
 
   it("withdraws the inline review when the run is cancelled: nothing lands", recorded("cancel-inline", async (page) => {
     await openFile(page, "util.py");
@@ -283,10 +296,18 @@ describe("Rune in VS Code", () => {
       (await toast.locator(".notification-list-item-message").innerText()).trim(),
       "Rune completed (1 edit: 1 applied): Marked it done.",
     );
-    // Ctrl+Z takes the accepted edit back out: the user is told the record still says applied.
+    // Ctrl+Z takes the accepted edit back out: the user is told, and the server records it.
     await page.locator(".monaco-editor .view-line", { hasText: "# DONE" }).click();
     await page.keyboard.press("Control+z");
     await page.locator(".notification-toast", { hasText: "you undid the accepted edit" }).waitFor({ timeout: STEP_TIMEOUT });
+    await waitFor(
+      async () => Promise.resolve(latestReceipt(harness.stateDir).result.edits[0]?.detail.startsWith("undone by the user in the editor (Ctrl+Z)") === true),
+      10_000,
+      "the undo in the receipt",
+    ).catch(() => undefined);
+    const [undone] = latestReceipt(harness.stateDir).result.edits;
+    assert.equal(undone?.status, "applied");
+    assert.ok(undone.detail.startsWith("undone by the user in the editor (Ctrl+Z)"), `the receipt says: ${undone.detail}`);
   }));
 
   it("asks before running a command, and shows its output and the answer in the Rune view", recorded("run-command", async (page) => {
@@ -323,6 +344,41 @@ describe("Rune in VS Code", () => {
     const misfiled = shown.filter((line) => line.includes("[error]") && /\sINFO\s/u.test(line));
     assert.deepEqual(misfiled, [], "INFO lines logged as errors");
     assert.ok(shown.some((line) => line.includes("[info]") && /\sINFO\s/u.test(line)), `no INFO line among ${shown.join("\n")}`);
+  }));
+
+  it("follows rune.server.path when it changes: a wrong one is named, one in User settings works", recorded("server-path", async (page) => {
+    const workspaceSettings = path.join(harness.workspace, ".vscode/settings.json");
+    const userSettings = path.join(harness.root, "user-data/User/settings.json");
+    const edit = (file: string, change: (settings: Record<string, unknown>) => void) => {
+      const settings = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+      change(settings);
+      writeFileSync(file, JSON.stringify(settings));
+    };
+    // A wrong path: the server is restarted without asking, and the message names the path.
+    edit(workspaceSettings, (settings) => {
+      settings["rune.server.path"] = "/nope/rune-lsp";
+    });
+    await page.locator(".notification-toast", { hasText: "rune.server.path is set to /nope/rune-lsp" }).waitFor({ timeout: STEP_TIMEOUT });
+    await statusItem(page).filter({ has: page.locator(".codicon-error") }).waitFor({ timeout: STEP_TIMEOUT });
+    // The path in User settings instead (what code-server greyed out in machine-overridable
+    // scope), typed into its settings.json editor as a user does: code-server does not notice
+    // its User settings file changing on disk.
+    const user = JSON.parse(readFileSync(userSettings, "utf8")) as Record<string, unknown>;
+    await saveUserSettings(page, userSettings, { ...user, "rune.server.path": LOCATIONS.runeLsp });
+    edit(workspaceSettings, (settings) => {
+      delete settings["rune.server.path"];
+    });
+    await statusItem(page).filter({ has: page.locator(".codicon-hubot") }).waitFor({ timeout: STEP_TIMEOUT });
+    // Another save of the settings leaves it working.
+    await saveUserSettings(page, userSettings, { ...user, "rune.server.path": LOCATIONS.runeLsp, "editor.fontSize": 15 });
+    await page.waitForTimeout(1_500);
+    await statusItem(page).filter({ has: page.locator(".codicon-hubot") }).waitFor({ timeout: STEP_TIMEOUT });
+    await openFile(page, "util.py");
+    await runCommand(page, "Rune: Fix This");
+    await (await instructionBox(page)).press("Enter");
+    await page.locator(".notification-toast", { hasText: "the server picked up its path from User settings" }).waitFor({ timeout: STEP_TIMEOUT });
+    // The client stopped for the restart was not told the settings changed: no error for that.
+    assert.equal(await page.locator(".notification-toast", { hasText: "Sending notification" }).count(), 0);
   }));
 });
 
@@ -383,6 +439,28 @@ async function runCommand(page: Page, title: string): Promise<void> {
   const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
   await row.waitFor({ timeout: STEP_TIMEOUT });
   await input.press("Enter");
+}
+
+/**
+ * Replaces the User settings in code-server's own settings.json editor (VS Code 1.139 opens it
+ * in a modal editor) and saves them; `file` is where they land on disk.
+ */
+async function saveUserSettings(page: Page, file: string, settings: Record<string, unknown>): Promise<void> {
+  await runCommand(page, "Preferences: Open User Settings (JSON)");
+  const line = page.locator(".monaco-editor .view-line", { hasText: "workbench.startupEditor" }).first();
+  await line.waitFor({ timeout: STEP_TIMEOUT });
+  await line.click();
+  await page.keyboard.press("Control+a");
+  await page.keyboard.press("Delete");
+  await page.keyboard.insertText(JSON.stringify(settings));
+  // The editor closes brackets and quotes as they are typed: drop what it added after the text.
+  await page.keyboard.press("Control+Shift+End");
+  await page.keyboard.press("Delete");
+  await page.keyboard.press("Control+s");
+  const saved = JSON.stringify(settings);
+  await waitFor(async () => Promise.resolve(JSON.stringify(JSON.parse(readFileSync(file, "utf8"))) === saved), 10_000, "User settings saved");
+  await page.locator(".modal-editor-part .codicon-close").first().click();
+  await line.waitFor({ state: "detached", timeout: STEP_TIMEOUT });
 }
 
 async function openFile(page: Page, name: string): Promise<void> {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { decideServer, describeLaunch, type DiscoveryFacts, findOnPath, NOT_FOUND_MESSAGE } from "../../src/discovery";
+import { decideServer, describeLaunch, type DiscoveryFacts, findOnPath, NOT_FOUND_MESSAGE, startFailure } from "../../src/discovery";
 
 const nothing: DiscoveryFacts = {
   configuredPath: "",
@@ -36,6 +36,17 @@ describe("decideServer", () => {
     });
     assert.ok(decision.kind === "failure");
     assert.match(decision.message, /rune\.server\.path is set to \/nope\/rune-lsp, which does not exist/);
+  });
+
+  it("names a configured path that exists but does not start", () => {
+    const launch = { kind: "launch", command: "/venv/bin/python3", args: [], source: "setting" } as const;
+    assert.equal(
+      startFailure(launch, "Error: spawn EACCES"),
+      "Rune: rune.server.path is set to /venv/bin/python3, which did not start: Error: spawn EACCES. " +
+        "Point it at the rune-lsp executable (e.g. .venv/bin/rune-lsp) or clear it.",
+    );
+    const found = { kind: "launch", command: "/usr/bin/rune-lsp", args: [], source: "path" } as const;
+    assert.match(startFailure(found, "boom"), /^Rune: the server did not start \(\/usr\/bin\/rune-lsp \(found on PATH\)\): boom\. Install it/);
   });
 
   it("runs python -m rune_lsp with the Python extension's interpreter when it has rune_lsp", () => {

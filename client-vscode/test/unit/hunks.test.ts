@@ -52,6 +52,15 @@ describe("afterChange", () => {
     assert.equal(afterChange(hunk(), change(4, 4, "# note\n")).span.startLine, 5);
   });
 
+  it("moves the hunk up when the line right above it is deleted, as the server finds it", () => {
+    assert.deepEqual(afterChange(hunk(), change(3, 4, "")), { ...hunk(), span: { startLine: 3, endLine: 5, endCharacter: 0 } });
+  });
+
+  it("makes the hunk stale when the end of the line above is joined onto its first line", () => {
+    assert.equal(afterChange(hunk(), change(3, 4, "", 2, 0)).verdict.kind, "stale");
+    assert.equal(afterChange(hunk(), change(3, 4, "x", 0, 0)).verdict.kind, "stale");
+  });
+
   it("ignores changes below it", () => {
     assert.deepEqual(afterChange(hunk(), change(6, 6, "tail\n")), hunk());
   });
@@ -71,15 +80,15 @@ describe("answerFor", () => {
     });
   });
 
-  it("says which lines of a hunk were accepted, since the server compares whole hunks", () => {
+  it("leaves which lines of a hunk were accepted to the server, which reads them from the text", () => {
     assert.deepEqual(answerFor([hunk({ kind: "accepted", lines: [0, 1] }), hunk({ kind: "rejected", reason: "no" })], true), {
       applied: true,
-      failureReason: "hunk 1: only lines 1, 2 of its 3 changed lines accepted; hunk 2: no",
+      failureReason: "hunk 2: no",
     });
   });
 
-  it("is a rejection with the user's reason when nothing landed", () => {
-    assert.deepEqual(answerFor([hunk({ kind: "rejected" })], false), { applied: false });
+  it("is a rejection with the user's reason when nothing landed, and always says it is the user's", () => {
+    assert.deepEqual(answerFor([hunk({ kind: "rejected" })], false), { applied: false, failureReason: "the user rejected it" });
     assert.deepEqual(answerFor([hunk({ kind: "rejected", reason: "wrong" })], false), {
       applied: false,
       failureReason: "the user rejected it: hunk 1: wrong",
