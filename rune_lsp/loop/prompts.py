@@ -7,6 +7,7 @@ so it lives in one constant; whatever a front end adds goes before it.
 from __future__ import annotations
 
 from rune_lsp.loop.state import CheckReport
+from rune_lsp.loop.task import BLOCK_ASK
 
 #: The exact closing sentence of every system message.
 GUIDANCE_TAIL = (
@@ -68,12 +69,17 @@ def check_before_text(report: CheckReport) -> str:
     )
 
 
-def check_after_text(report: CheckReport) -> str:
-    """After the results of a turn whose edits landed: the check on the changed code."""
+def check_after_text(report: CheckReport, listing: str | None = None) -> str:
+    """After the results of a turn whose edits landed: the check on the changed code. With
+    `listing` (the target file as it is now: a small model otherwise repeats its last answer
+    instead of reading what its change did), the model is asked for the corrected code again."""
     command = f"`{report.command}`"
     if report.passed:
         return f"After your change the check {command} passes (exit 0)."
+    failed = f"After your change the check {command} {_verdict(report)}.{_output(report)}\n"
+    if listing is None:
+        return failed + "Fix what still fails, or answer without tools if you cannot."
     return (
-        f"After your change the check {command} {_verdict(report)}.{_output(report)}\n"
-        "Fix what still fails, or answer without tools if you cannot."
+        f"{failed}{listing}\nFix what still fails: {BLOCK_ASK[0].lower()}{BLOCK_ASK[1:]}. "
+        "If you cannot, say why without code."
     )

@@ -12,6 +12,7 @@ from rune_lsp.loop.ports import ToolExecutor
 from rune_lsp.loop.prompts import check_after_text, check_before_text
 from rune_lsp.loop.state import CheckReport, Message, RawToolCall, RunState
 from rune_lsp.loop.statuses import LANDED
+from rune_lsp.loop.task import file_listing
 
 #: Times per run the model is told why its code block was not taken as an edit.
 MAX_BLOCK_NOTES = 2
@@ -25,10 +26,7 @@ async def block_calls(
     never on the last turn, why the block was not taken."""
     if state.target is None or not can_edit or "```" not in visible:
         return (), None
-    try:
-        current = await executor.current_text(state.target)
-    except Exception:  # an unreadable target: the answer stands as an answer
-        current = None
+    current = await _current(executor, state.target)  # unreadable: the answer stands
     if current is None:
         return (), None
     reading = read_blocks(visible, current, state.target)
@@ -62,11 +60,25 @@ def add_first_check(state: RunState, report: CheckReport) -> None:
     state.messages[1] = task.model_copy(update={"content": content})
 
 
-def add_check_after_edits(state: RunState, report: CheckReport) -> bool:
-    """The verdict after a turn's edits landed, as the next input (after the results).
+async def add_check_after_edits(
+    executor: ToolExecutor, state: RunState, report: CheckReport
+) -> bool:
+    """The verdict after a turn's edits landed, as the next input (after the results), with the
+    run's target as it reads now when the check still fails.
     True when it settles the run: it passes now, having failed before the first turn."""
-    state.messages.append(Message(role="user", content=check_after_text(report)))
+    listing = None
+    if not report.passed and state.target is not None:
+        current = await _current(executor, state.target)
+        listing = file_listing(state.target, current) if current is not None else None
+    state.messages.append(Message(role="user", content=check_after_text(report, listing)))
     return report.passed and state.check_failing is not False
+
+
+async def _current(executor: ToolExecutor, target: str) -> str | None:
+    try:
+        return await executor.current_text(target)
+    except Exception:  # an unreadable target: the verdict goes without the listing
+        return None
 
 
 def fixed_answer(state: RunState, report: CheckReport) -> str:

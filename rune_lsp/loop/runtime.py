@@ -69,7 +69,7 @@ from rune_lsp.loop.state import (
 )
 from rune_lsp.loop.stop import Stop, describe
 from rune_lsp.loop.turn import Turn
-from rune_lsp.loop.turn_cuts import cut_error, cut_notice, kept_text
+from rune_lsp.loop.turn_cuts import blocks_readable, cut_error, cut_notice, kept_text
 
 __all__ = [
     "AgentLoop",
@@ -227,10 +227,10 @@ class _Run:
             turn = await self.model_calls.ask(offer_tools=True)
             visible, raw_calls = self.model_calls.read(turn)
             if turn.cut is not None:  # the model hears why next turn; the history keeps a head
-                state.notices.append(cut_notice(turn.cut))
+                state.notices.append(cut_notice(turn.cut, blocks=state.target is not None))
                 visible = kept_text(visible)
             note = None
-            if not raw_calls and turn.cut is None:  # a cut answer's last block is unfinished
+            if not raw_calls and blocks_readable(turn.cut):  # unclosed blocks are never read
                 raw_calls, note = await self._calls_from_blocks(visible)
             if not raw_calls:
                 state.messages.append(Message(role="assistant", content=visible))
@@ -351,7 +351,7 @@ class _Run:
 
     async def _check_edits(self) -> Finished | None:
         report = await self._run_check()
-        if report is None or not add_check_after_edits(self.state, report):
+        if report is None or not await add_check_after_edits(self.executor, self.state, report):
             return None
         return await self._finish("completed", None, fixed_answer(self.state, report))
 

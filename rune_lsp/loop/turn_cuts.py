@@ -19,6 +19,10 @@ _ADVICE = (
     "Answer shorter: call one tool at a time, change a file with edit_file (only the lines "
     "that change, not the whole file), and keep explanations to a few sentences."
 )
+#: For a fix of one file, where the task asked for the corrected function in a block.
+_BLOCK_ADVICE = (
+    "Answer shorter: the corrected function once, in one fenced code block, then one sentence."
+)
 
 
 def kept_text(text: str) -> str:
@@ -31,14 +35,23 @@ def cut_error(cut: TurnCut) -> str:
     return f"the model's answer was cut {_why(cut)}"
 
 
-def cut_notice(cut: TurnCut) -> str:
-    """What the model is told before its next turn."""
+def cut_notice(cut: TurnCut, *, blocks: bool = False) -> str:
+    """What the model is told before its next turn; `blocks`: the run takes a code block as an
+    edit of its target (loop/blocks.py), so that is the shorter answer to ask for."""
+    advice = _BLOCK_ADVICE if blocks else _ADVICE
     if cut.reason == "repetition":
         return (
             f"[rune] Your previous answer was cut {_why(cut)}: it kept repeating the same "
-            "text. Do not repeat yourself. " + _ADVICE
+            "text. Do not repeat yourself. " + advice
         )
-    return f"[rune] Your previous answer was cut {_why(cut)}. " + _ADVICE
+    return f"[rune] Your previous answer was cut {_why(cut)}. " + advice
+
+
+def blocks_readable(cut: TurnCut | None) -> bool:
+    """Whether a turn's closed code blocks may be read as an edit: an answer cut because it
+    repeated itself has said what it had to say before the loop began (a block it closed is as
+    meant as in an uncut answer); one cut at a size limit may have been cut mid-thought."""
+    return cut is None or cut.reason == "repetition"
 
 
 def _why(cut: TurnCut) -> str:

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from rune_lsp.loop import AgentLoop, LoopConfig
 from rune_lsp.loop.proposals import MAX_BLOCK_NOTES
-from rune_lsp.loop.state import Finished, Paused, PreparedEdit, RunOutcome, RunState
+from rune_lsp.loop.state import (
+    Finished,
+    ModelTurn,
+    Paused,
+    PreparedEdit,
+    RunOutcome,
+    RunState,
+    TurnCut,
+)
 
 from .fakes import (
     FakeExecutor,
@@ -168,3 +176,35 @@ async def test_the_target_survives_a_pause_as_json() -> None:
     assert isinstance(paused, Paused)
     again = RunState.model_validate_json(paused.state.model_dump_json())
     assert again.target == "app.py"
+
+
+async def test_a_block_closed_before_an_answer_began_repeating_is_still_a_proposal() -> None:
+    # Qwen2.5-Coder 1.5B (bench/effect, task 23): the corrected function, then the same
+    # explanation over and over until the stream was cut for repetition.
+    looping = PROSE_FIX + "\n\nThis ensures the sum is right." * 200
+    cut = ModelTurn(text=looping, cut=TurnCut(reason="repetition", chars=len(looping)))
+    executor = executor_with({"app.py": APP})
+    model = ScriptedModel.of(cut, answer("Done."))
+    outcome = await start(model, executor)
+
+    assert isinstance(outcome, Paused)
+    [change] = outcome.state.turn.pending
+    assert isinstance(change, PreparedEdit)
+    assert "a - b" in change.old_text and "return a + b" in change.new_text
+    approve_all(outcome.state)
+    finished = await AgentLoop(model, executor, LoopConfig()).resume(outcome.state)
+    notice = model.calls[1].messages[-1].content
+    assert "kept repeating" in notice
+    assert "the corrected function once, in one fenced code block" in notice
+    assert isinstance(finished, Finished)
+    assert_paired(finished.state.messages)
+
+
+async def test_a_block_of_an_answer_cut_at_the_output_limit_is_not_read() -> None:
+    cut = ModelTurn(text=PROSE_FIX, cut=TurnCut(reason="length", chars=len(PROSE_FIX)))
+    executor = executor_with({"app.py": APP})
+    model = ScriptedModel.of(cut, answer("Stopping."))
+    outcome = await start(model, executor)
+
+    assert isinstance(outcome, Finished)
+    assert executor.applied == [] and outcome.result.edits == ()

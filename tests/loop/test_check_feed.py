@@ -155,3 +155,34 @@ async def test_a_checker_that_raises_is_a_failed_check_not_a_failed_run() -> Non
     task = model.calls[0].messages[1].content
     assert "The check `pytest -q` could not run on the current code." in task
     assert "OSError: no shell" in task
+
+
+async def test_a_fix_whose_check_still_fails_shows_the_file_as_it_reads_now() -> None:
+    # Qwen2.5-Coder 1.5B, told only that the check still fails, repeated its previous answer
+    # word for word (bench/effect, task 01): it never saw what its change made of the file.
+    executor = FakeExecutor()
+    executor.files["app.py"] = "def add(a, b):\n    return a + b + 1\n"
+    checker = ScriptedChecker([FAILING, FAILING])
+    model = ScriptedModel.of(turn(edit("app.py", "a - b", "a + b + 1")), answer("I cannot."))
+    loop = AgentLoop(model, executor, LoopConfig())
+    first = await loop.run("Fix add.", run_id="r", checker=checker, target="app.py")
+    await paused_then_approved(loop, checker, first)
+
+    verdict = model.calls[1].messages[-1].content
+    assert "After your change the check `pytest -q` failed (exit 1)" in verdict
+    assert "app.py now reads:\n    1 | def add(a, b):\n    2 |     return a + b + 1" in verdict
+    assert verdict.endswith(
+        "Fix what still fails: answer with the corrected code in one fenced code block holding "
+        "the whole function you change (or call edit_file). If you cannot, say why without code."
+    )
+
+
+async def test_without_a_target_the_still_failing_verdict_shows_no_file() -> None:
+    checker = ScriptedChecker([FAILING, FAILING])
+    model = ScriptedModel.of(turn(edit("app.py", "a - b", "a + b + 1")), answer("I cannot."))
+    loop = AgentLoop(model, FakeExecutor(), LoopConfig())
+    await paused_then_approved(loop, checker, await loop.run("Fix add.", checker=checker))
+
+    verdict = model.calls[1].messages[-1].content
+    assert "now reads" not in verdict
+    assert verdict.endswith("Fix what still fails, or answer without tools if you cannot.")
