@@ -61,3 +61,9 @@ def tail_lines(text: str, count: int) -> str:
         lines.pop()
     first = next((n for n, line in enumerate(lines) if line.strip()), len(lines))
     return "\n".join(lines[max(len(lines) - count, first) :])
+
+
+def first_line(text: str) -> str:
+    """The first line of `text` that is not blank, stripped ("" when there is none): a one-line
+    summary of the model's reason for a change."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")

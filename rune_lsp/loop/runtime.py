@@ -70,6 +70,7 @@ from rune_lsp.loop.state import (
 from rune_lsp.loop.stop import Stop, describe
 from rune_lsp.loop.turn import Turn
 from rune_lsp.loop.turn_cuts import blocks_readable, cut_error, cut_notice, kept_text
+from rune_lsp.text_clip import shorten
 
 __all__ = [
     "AgentLoop",
@@ -261,7 +262,7 @@ class _Run:
                     tool_calls=tuple(normalized.call for normalized in calls),
                 )
             )
-            await self.turn.dispatch(calls, reason=visible[:MAX_REASON])
+            await self.turn.dispatch(calls, reason=shorten(visible, MAX_REASON))
             if state.turn.pending:
                 return await self._pause()
             await self.turn.close("not run")

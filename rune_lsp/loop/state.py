@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 from rune_lsp.loop.statuses import FAILURES, CallStatus, EditStatus, LandedStatus, ToolStatus
+from rune_lsp.text_clip import shorten
 
 Role = Literal["system", "user", "assistant", "tool"]
 Outcome = Literal["completed", "incomplete", "failed", "cancelled", "superseded"]
@@ -384,6 +385,6 @@ def describe_call(call: ToolCall) -> str:
     for key in ("path", "command", "pattern"):
         value = args.get(key)
         if isinstance(value, str) and value:
-            shown = value if len(value) <= 60 else value[:57] + "..."
+            shown = shorten(value, 60)
             return f"{call.name} {shown}"
     return call.name

@@ -9,8 +9,8 @@ A change's verdict travels four steps, each with its own type, and each step's m
 4. the run result's record: `EditStatus` (in `EditRecord`), `recorded`.
 
 So "a denied change is recorded as rejected" is decided once, by `recorded`, for a change that
-ends normally, at a cancel, and at dispatch alike. It imports nothing of rune_lsp, so every
-layer can import it (the loop's own types in loop/state.py included).
+ends normally, at a cancel, and when refused by its re-check (`recheck`) alike. It imports
+nothing of rune_lsp, so every layer can import it (the loop's own types in loop/state.py too).
 """
 
 from __future__ import annotations
@@ -77,12 +77,12 @@ def recorded_verdict(verdict: LandedStatus) -> EditStatus:
 
 #: A change the rules refused when the executor re-checked it right before applying or sending
 #: it: denied, and the edit recorded as a denied verdict is.
-REFUSED_AT_DISPATCH = CallStatus("denied", recorded_verdict("denied"))
+REFUSED_AT_RECHECK = CallStatus("denied", recorded_verdict("denied"))
 
 
-def dispatch_verdict(refusal: CallStatus) -> LandedStatus:
-    """The verdict on a change the executor refused to dispatch: stale when its target moved
-    on, else denied by the rules."""
+def recheck_verdict(refusal: CallStatus) -> LandedStatus:
+    """The verdict on a change its re-check refused: stale when its target moved on, else
+    denied by the rules."""
     return "stale" if refusal.edit == "stale" else "denied"
 
 

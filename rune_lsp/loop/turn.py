@@ -58,6 +58,7 @@ from rune_lsp.loop.state import (
     TurnState,
 )
 from rune_lsp.loop.stop import Stop, describe
+from rune_lsp.text_clip import shorten
 
 #: CallRecord bounds: a receipt line, not a copy of the output.
 MAX_LOGGED_ARGUMENTS = 500
@@ -295,9 +296,9 @@ class Turn:
             CallRecord(
                 call_id=call.id,
                 name=call.name,
-                arguments=canonical_json(call.arguments)[:MAX_LOGGED_ARGUMENTS],
+                arguments=shorten(canonical_json(call.arguments), MAX_LOGGED_ARGUMENTS),
                 status=outcome.status,
-                digest=outcome.content[:MAX_DIGEST],
+                digest=shorten(outcome.content, MAX_DIGEST),
                 iteration=state.iterations_used,
                 started_at=timing.started_at,
                 duration_ms=timing.duration_ms,

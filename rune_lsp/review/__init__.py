@@ -10,7 +10,8 @@ from rune_lsp.review.hunks import Hunk, apply_hunks, compute_hunks
 from rune_lsp.review.merge import Rebased, merge_texts, rebase_hunks
 from rune_lsp.review.mode_b import hunk_diagnostics, review_code_actions
 from rune_lsp.review.positions import TextEnd, encoded_length, hunk_range, resolve_encoding
-from rune_lsp.review.reconcile import Reconciliation, reconcile
+from rune_lsp.review.reconcile import reconcile
+from rune_lsp.review.verdict import Reconciliation
 from rune_lsp.review.workspace_edit import (
     annotation_id,
     build_annotated_edit,

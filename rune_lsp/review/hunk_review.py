@@ -15,7 +15,7 @@ from typing import Literal
 from rune_lsp.review.errors import ReviewError
 from rune_lsp.review.hunks import Hunk, apply_hunks, compute_hunks, keep_lines
 from rune_lsp.review.merge import rebase_hunks, renumber
-from rune_lsp.review.reconcile import HunkFate, Reconciliation, verdict
+from rune_lsp.review.verdict import HunkFate, Reconciliation, verdict
 
 Verdict = Literal["accept", "reject"]
 

@@ -34,7 +34,7 @@ from rune_lsp.loop.state import PreparedEdit
 from rune_lsp.review.hunks import Hunk, changed_lines
 from rune_lsp.review.lines import Text
 from rune_lsp.review.positions import FILE_START, Encoding, encoded_length
-from rune_lsp.text_clip import shorten
+from rune_lsp.text_clip import first_line, shorten
 
 _REASON_LIMIT = 200  # characters of the model's reason shown in the message
 #: A hunk's message lists at most this many changed lines, each cut at `_LINE_LIMIT`: a
@@ -103,7 +103,7 @@ def _message(edit: PreparedEdit, hunk: Hunk, total: int, creates: bool) -> str:
     what = (
         f"new file, hunk {hunk.number} of {total}" if creates else f"hunk {hunk.number} of {total}"
     )
-    reason = _first_line(edit.reason)
+    reason = shorten(first_line(edit.reason), _REASON_LIMIT)
     summary = f": {reason}" if reason else ""
     if summary and summary[-1] not in ".!?":
         summary += "."
@@ -123,13 +123,6 @@ def _message(edit: PreparedEdit, hunk: Hunk, total: int, creates: bool) -> str:
             "Code actions: Accept hunk / Reject hunk / Accept edit / Reject edit / Show diff.",
         ]
     )
-
-
-def _first_line(reason: str) -> str:
-    for line in reason.splitlines():
-        if line.strip():
-            return shorten(line.strip(), _REASON_LIMIT)
-    return ""
 
 
 def hunk_span(text: str, hunk: Hunk, encoding: Encoding | None) -> Range:

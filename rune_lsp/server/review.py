@@ -24,17 +24,15 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from rune_lsp.loop.state import (
-    Approve,
     Decision,
     Landed,
     PreparedChange,
     PreparedCommand,
     PreparedEdit,
-    Reject,
     RunState,
     ToolOutcome,
 )
-from rune_lsp.loop.statuses import LandedStatus, dispatch_verdict
+from rune_lsp.loop.statuses import LandedStatus, recheck_verdict
 from rune_lsp.review import (
     Hunk,
     Reconciliation,
@@ -46,11 +44,13 @@ from rune_lsp.review import (
 )
 from rune_lsp.review.hunk_review import HunkReview
 from rune_lsp.server.app import RuneServer
+from rune_lsp.server.approval import ask_to_run
 from rune_lsp.server.desk import OpenReview, ReviewDesk
 from rune_lsp.server.documents import LspDocuments, TextLog
 from rune_lsp.server.late import DeadProposal
 from rune_lsp.server.protocol import UnusableAnswerError
 from rune_lsp.server.undo import Undos, landing_of
+from rune_lsp.text_clip import first_line
 from rune_lsp.tools.errors import DocumentError
 
 log = logging.getLogger(__name__)
@@ -99,7 +99,7 @@ class LspReviewer:
     async def decide(self, change: PreparedChange, state: RunState) -> Decision:
         self._state = state
         if isinstance(change, PreparedCommand):
-            return await self._ask_to_run(change)
+            return await ask_to_run(self.server, change, self.request_timeout)
         if self.server.annotation_support:
             return await self._preview(change)
         return await self._by_diagnostic(change)
@@ -123,7 +123,7 @@ class LspReviewer:
                 uri=self.documents.uri_for(path),
                 version=self.documents.version(path),
                 label=label,
-                description=_first_line(change.reason) or label,
+                description=first_line(change.reason) or label,
                 encoding=self._encoding(),
                 hunks=hunks,
             )
@@ -371,45 +371,19 @@ class LspReviewer:
 
             return await self._send(proposal, hunks, edit, label, confirmable=False, judge=judge)
 
-    # --- commands -------------------------------------------------------------------------------
-
-    async def _ask_to_run(self, change: PreparedCommand) -> Decision:
-        run, deny = types.MessageActionItem(title="Run"), types.MessageActionItem(title="Deny")
-        request = types.ShowMessageRequestParams(
-            type=types.MessageType.Warning,
-            message=f"rune wants to run: {change.command}\n(in {change.cwd})",
-            actions=[run, deny],
-        )
-        try:
-            answer = await self.server.ask(
-                types.WINDOW_SHOW_MESSAGE_REQUEST, request, wait=self.request_timeout
-            )
-        except TimeoutError:
-            return Reject(reason=f"no answer within {self.request_timeout:g} s; not run")
-        except JsonRpcException as exc:
-            return Reject(reason=f"the editor did not ask the user ({exc}); not run")
-        if answer is None or answer.title != run.title:
-            return Reject(reason="the user denied running this command")
-        return Approve()
-
 
 def _refused(refusal: PreparedChange | ToolOutcome) -> Landed:
     if not isinstance(refusal, ToolOutcome):  # an edit rechecked as a command: never sent
         return Landed(status="denied", detail="the change is not a file edit")
-    return Landed(status=dispatch_verdict(refusal.call_status), detail=refusal.content)
+    return Landed(status=recheck_verdict(refusal.call_status), detail=refusal.content)
 
 
 def _nothing_landed(state: HunkReview) -> Landed:
-    outcome = state.verdict(landed=False)
-    return Landed(status=outcome.status, detail=outcome.detail)
+    return _as_landed(state.verdict(landed=False))
 
 
 def _as_landed(outcome: Reconciliation) -> Landed:
     return Landed(status=outcome.status, detail=outcome.detail)
-
-
-def _first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
 __all__ = ["CHANGE_GRACE_SECONDS", "REVIEW_WAIT_SECONDS", "LspReviewer"]

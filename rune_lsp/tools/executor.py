@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from rune_lsp.loop.context_budget import DEFAULT_OUTPUT_CAP
 from rune_lsp.loop.state import PreparedChange, PreparedCommand, PreparedEdit, ToolOutcome
-from rune_lsp.loop.statuses import REFUSED_AT_DISPATCH, EditStatus
+from rune_lsp.loop.statuses import REFUSED_AT_RECHECK, EditStatus
 from rune_lsp.loop.stop import describe
 from rune_lsp.text_clip import shorten
 from rune_lsp.tools.catalog import MUTATING, TOOLS, TOOLS_BY_NAME, Tool
@@ -195,7 +195,7 @@ class WorkspaceTools:
         try:
             target = validate_write_path(raw, self.sandbox, base=self.root)
         except ToolDenied as exc:
-            refused = REFUSED_AT_DISPATCH
+            refused = REFUSED_AT_RECHECK
             return ToolOutcome(status=refused.tool, content=str(exc), edit_status=refused.edit)
         if isinstance(change, PreparedCommand):
             return target, change

@@ -11,13 +11,13 @@ from rune_lsp.loop.state import EditRecord, Landed, PreparedEdit, ToolOutcome
 from rune_lsp.loop.statuses import (
     EDIT_STATUSES,
     LANDED,
-    REFUSED_AT_DISPATCH,
+    REFUSED_AT_RECHECK,
     CallStatus,
     EditStatus,
     LandedStatus,
     ReconcileStatus,
     counts_for_breaker,
-    dispatch_verdict,
+    recheck_verdict,
     recorded,
     recorded_verdict,
     reported,
@@ -66,16 +66,16 @@ def test_a_result_without_an_edit_status_is_applied_only_when_ok() -> None:
 
 
 def test_a_refusal_at_dispatch_is_denied_and_recorded_not_applied() -> None:
-    assert CallStatus("denied", "rejected") == REFUSED_AT_DISPATCH
-    assert dispatch_verdict(REFUSED_AT_DISPATCH) == "denied"
-    assert dispatch_verdict(CallStatus("failed", "stale")) == "stale"
-    assert dispatch_verdict(CallStatus("failed")) == "denied"  # an error while re-checking
+    assert CallStatus("denied", "rejected") == REFUSED_AT_RECHECK
+    assert recheck_verdict(REFUSED_AT_RECHECK) == "denied"
+    assert recheck_verdict(CallStatus("failed", "stale")) == "stale"
+    assert recheck_verdict(CallStatus("failed")) == "denied"  # an error while re-checking
 
 
 def test_the_user_is_told_of_rule_refusals_only() -> None:
     assert told_to_user(reported("denied"))
     assert not told_to_user(reported("rejected"))  # the user's own no
-    assert not told_to_user(REFUSED_AT_DISPATCH)
+    assert not told_to_user(REFUSED_AT_RECHECK)
     assert not told_to_user(CallStatus("failed"))
 
 
@@ -93,7 +93,7 @@ def test_a_pending_record_and_a_tool_outcome_keep_their_types() -> None:
         edit_id="e1", tool="edit_file", path="/w/a.py", status="pending"
     )
     outcome = ToolOutcome(status="denied", content="no", edit_status="rejected")
-    assert outcome.is_failure and outcome.call_status == REFUSED_AT_DISPATCH
+    assert outcome.is_failure and outcome.call_status == REFUSED_AT_RECHECK
 
 
 def test_applied_and_partial_edits_are_the_ones_that_landed() -> None:

@@ -318,6 +318,18 @@ class InProcessEditor:
         return None
 
 
+async def finished(answer: asyncio.Future[object]) -> dict[str, Any]:
+    """The run result a `rune.fixThis` answered with."""
+    result = await asyncio.wait_for(answer, WAIT)
+    assert isinstance(result, dict)
+    return result
+
+
+def told(editor: InProcessEditor) -> str:
+    """What the model was told last (the result of its last call, or a notice)."""
+    return editor.model.calls[-1].messages[-1].content
+
+
 async def until(check: Callable[[], Any], what: str, within: float = WAIT) -> Any:
     """Wait (on the event loop) until `check()` is truthy and return it."""
     deadline = asyncio.get_running_loop().time() + within

@@ -2,29 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from lsprotocol import types
 
 from rune_lsp.interface import ACCEPT_EDIT, REJECT_EDIT, SHOW_DIFF
 from tests.loop.fakes import answer, call, edit, turn
 from tests.server.conftest import Launch
-from tests.server.editor import APP_PY, WAIT, Apply, InProcessEditor, until
+from tests.server.editor import APP_PY, Apply, finished, told, until
 
 FIX = turn(edit("app.py", "return a - b", "return a + b"), text="Fixing the sign.")
 FIXED = APP_PY.replace("return a - b", "return a + b")
-
-
-async def finished(answer_: asyncio.Future[object]) -> dict[str, object]:
-    result = await asyncio.wait_for(answer_, WAIT)
-    assert isinstance(result, dict)
-    return result
-
-
-def told(editor: InProcessEditor) -> str:
-    """What the model was told about its last call."""
-    return editor.model.calls[-1].messages[-1].content
 
 
 def statuses(result: dict[str, object]) -> list[tuple[str, str]]:

@@ -3,27 +3,15 @@ review is open, accepts some lines of a hunk, and the client applies exactly tha
 
 from __future__ import annotations
 
-import asyncio
-
 from tests.loop.fakes import answer, edit, turn
 from tests.server.conftest import Launch
-from tests.server.editor import APP_PY, WAIT, Apply, InProcessEditor
+from tests.server.editor import APP_PY, Apply, finished, told
 
 FIX = turn(edit("app.py", "return a - b", "return a + b"), text="Fixing the sign.")
 RENAME = turn(
     edit("app.py", "def mul(a, b):\n    return a + b\n", "def times(a, b):\n    return a * b\n"),
     text="Renaming and fixing.",
 )
-
-
-async def finished(answer_: asyncio.Future[object]) -> dict[str, object]:
-    result = await asyncio.wait_for(answer_, WAIT)
-    assert isinstance(result, dict)
-    return result
-
-
-def told(editor: InProcessEditor) -> str:
-    return editor.model.calls[-1].messages[-1].content
 
 
 def edit_of(result: dict[str, object]) -> dict[str, str]:

@@ -13,17 +13,11 @@ from rune_lsp.interface import ACCEPT_EDIT
 from rune_lsp.server.undo import UNDONE
 from tests.loop.fakes import answer, edit, turn
 from tests.server.conftest import Launch
-from tests.server.editor import APP_PY, WAIT, Apply, InProcessEditor, Kind, until
+from tests.server.editor import APP_PY, Apply, InProcessEditor, Kind, finished, until
 
 FIX = turn(edit("app.py", "return a - b", "return a + b"), text="Fixing the sign.")
 FIXED = APP_PY.replace("return a - b", "return a + b")
 RENAME = turn(edit("app.py", "def mul", "def times"), text="And the name.")
-
-
-async def finished(answer_: asyncio.Future[object]) -> dict[str, Any]:
-    result = await asyncio.wait_for(answer_, WAIT)
-    assert isinstance(result, dict)
-    return result
 
 
 def receipt_edits(editor: InProcessEditor, run_id: str) -> list[dict[str, Any]]:
