@@ -118,6 +118,14 @@ class Settings(BaseModel):
         "being shown how to call `edit_file` continues with the text protocol, remembered "
         "per model in the state directory (`protocols.json`).",
     )
+    first_turn: Literal["code", "tools"] = Field(
+        "code",
+        description="How a Fix this asks the model first. `code`: the first turn offers no "
+        "tools and asks for the corrected function in one fenced code block, which becomes a "
+        "reviewed `edit_file` (small local models write a corrected function far more "
+        "reliably than an `edit_file` call); tools are offered from the second turn on. "
+        "`tools`: tools from the first turn, for a model that should read other files first.",
+    )
     command_timeout: float = Field(
         120.0, gt=0, le=3600, description="Seconds allowed for `run_command` and the check."
     )

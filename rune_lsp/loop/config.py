@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from rune_lsp.interface import MAX_ITERATIONS
 from rune_lsp.loop.context_budget import DEFAULT_OUTPUT_CAP
@@ -22,6 +23,10 @@ class LoopConfig:
     repeat_block_at: int = 3
     tool_output_cap: int = DEFAULT_OUTPUT_CAP
     system_prompt: str = ""  # the front end's extra guidance, placed before the fixed guidance
+    # "code": a run with a target starts with a turn that offers no tools and is read for a
+    # code block (docs/architecture.md#a-code-block-is-an-edit-proposal); "tools": tools from
+    # the first turn on.
+    first_turn: Literal["code", "tools"] = "tools"
 
     def __post_init__(self) -> None:
         validate_config(self)

@@ -55,17 +55,23 @@ def _output(report: CheckReport) -> str:
     return f" The end of its output:\n```\n{shown}\n```" if shown else ""
 
 
-def check_before_text(report: CheckReport) -> str:
-    """Added to the task: how the check stands before any change."""
+def check_before_text(report: CheckReport, target: str | None = None) -> str:
+    """Added to the task: how the check stands before any change. With `target` (a fix of one
+    file), a failing check ends by asking again for the corrected function in a block, naming
+    the file: after a test report, Qwen2.5-Coder 1.5B otherwise "fixed" lines of the report
+    (`edit_file` on `assert median([4, 1, 3, 2]) == 2.5`)."""
     command = f"`{report.command}`"
     if report.passed:
         return (
             f"The check {command} passes already (exit 0), so no test fails right now: "
             "change the code only if the task still needs it."
         )
+    failed = f"The check {command} {_verdict(report)} on the current code.{_output(report)}\n"
+    if target is None:
+        return failed + "Change the code so that it passes."
     return (
-        f"The check {command} {_verdict(report)} on the current code.{_output(report)}\n"
-        "Change the code so that it passes."
+        f"{failed}The test is right; the bug is in {target}. Change {target} so that the "
+        f"check passes: {BLOCK_ASK[0].lower()}{BLOCK_ASK[1:]}."
     )
 
 

@@ -56,7 +56,7 @@ def add_first_check(state: RunState, report: CheckReport) -> None:
     """The check before the first turn: its verdict joins the task message."""
     state.check_failing = not report.passed
     task = state.messages[1]
-    content = f"{task.content}\n\n{check_before_text(report)}"
+    content = f"{task.content}\n\n{check_before_text(report, state.target)}"
     state.messages[1] = task.model_copy(update={"content": content})
 
 

@@ -24,8 +24,7 @@ FILE_LABEL = "File: "
 #: write a corrected function reliably; loop/blocks.py turns that block into a reviewed edit.
 #: Measured side by side on bench/effect (docs/performance.md, "Effect").
 BLOCK_ASK = (
-    "Answer with the corrected code in one fenced code block holding the whole function you "
-    "change (or call edit_file)"
+    "Answer with the corrected code in one fenced code block holding the whole function you change"
 )
 
 

@@ -120,6 +120,7 @@ def assemble(
             max_iterations=settings.max_iterations,
             repeat_warn_at=settings.repeat_warn_at,
             repeat_block_at=settings.repeat_block_at,
+            first_turn=settings.first_turn,
         ),
         on_event=on_event,
     )

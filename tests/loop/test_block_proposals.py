@@ -208,3 +208,32 @@ async def test_a_block_of_an_answer_cut_at_the_output_limit_is_not_read() -> Non
 
     assert isinstance(outcome, Finished)
     assert executor.applied == [] and outcome.result.edits == ()
+
+
+async def test_a_code_first_fix_offers_no_tools_on_its_first_turn_only() -> None:
+    # LoopConfig(first_turn="code"), the product's default (settings `firstTurn`): offered
+    # tools, Qwen2.5-Coder 1.5B "fixed" lines of pytest's report with edit_file calls.
+    executor = executor_with({"app.py": APP})
+    model = ScriptedModel.of(answer(PROSE_FIX), answer("Done."))
+    loop = AgentLoop(model, executor, LoopConfig(first_turn="code"))
+    outcome = await loop.run("Fix add.", run_id="r1", target="app.py")
+
+    assert isinstance(outcome, Paused)  # the block is a proposal, reviewed like any call
+    assert model.calls[0].tools == []
+    approve_all(outcome.state)
+    finished = await loop.resume(outcome.state)
+    assert isinstance(finished, Finished)
+    assert [t.name for t in model.calls[1].tools] == [d.spec.name for d in executor.definitions()]
+
+
+async def test_code_first_needs_a_target_and_tools_first_offers_them_at_once() -> None:
+    for config, target, offered in (
+        (LoopConfig(first_turn="code"), None, True),
+        (LoopConfig(first_turn="tools"), "app.py", True),
+        (LoopConfig(first_turn="code"), "app.py", False),
+    ):
+        model = ScriptedModel.of(answer("Nothing to change."))
+        await AgentLoop(model, executor_with({"app.py": APP}), config).run(
+            "Fix add.", target=target
+        )
+        assert bool(model.calls[0].tools) is offered, (config.first_turn, target)

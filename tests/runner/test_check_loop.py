@@ -97,7 +97,7 @@ async def test_the_model_reads_only_the_tail_of_a_long_check_output(rig: Rig) ->
 
     task = model.calls[0].messages[1].content
     assert "line 299 " in task and "line 200 " not in task
-    shown = task[task.index("```") :]
+    shown = task[task.index("```") : task.rindex("```") + 3]  # the output block alone
     assert len(shown) < FEED_CHARS + 200
     assert shown.count("\nline ") <= FEED_LINES
 
