@@ -47,6 +47,20 @@ async def block_calls(
     return (), reading.refusal
 
 
+def asks_for_code(first_turn: str, state: RunState, *, can_edit: bool) -> bool:
+    """Whether this turn is a fix's first, asked for code rather than calls (`LoopConfig.
+    first_turn` "code"): offered tools, Qwen2.5-Coder 1.5B answered a failing test with
+    `edit_file` calls on lines of pytest's report; offered none, it wrote the corrected
+    function (bench/effect, 12 tasks with checkCommand: 8 fixed against 4). Its block becomes
+    an `edit_file` call like any other (`block_calls`)."""
+    return (
+        first_turn == "code"
+        and state.iterations_used == 0
+        and state.target is not None
+        and can_edit
+    )
+
+
 def landed_edits(state: RunState) -> tuple[str, ...]:
     """The edits (not commands) that reached a file so far, by id."""
     return tuple(e.edit_id for e in state.edits if e.tool != "run_command" and e.status in LANDED)

@@ -48,6 +48,7 @@ from rune_lsp.loop.prompts import FINAL_SYNTHESIS_INSTRUCTION, system_text
 from rune_lsp.loop.proposals import (
     add_check_after_edits,
     add_first_check,
+    asks_for_code,
     block_calls,
     fixed_answer,
     landed_edits,
@@ -225,7 +226,10 @@ class _Run:
                     f"iteration limit reached ({state.iterations_used}/{state.iteration_budget}) "
                     "before a final answer",
                 )
-            turn = await self.model_calls.ask(offer_tools=not self._code_first())
+            code_first = asks_for_code(
+                self.config.first_turn, state, can_edit="edit_file" in self.tools
+            )
+            turn = await self.model_calls.ask(offer_tools=not code_first)
             visible, raw_calls = self.model_calls.read(turn)
             if turn.cut is not None:  # the model hears why next turn; the history keeps a head
                 state.notices.append(cut_notice(turn.cut, blocks=state.target is not None))
@@ -273,19 +277,6 @@ class _Run:
         if state.iterations_used < state.iteration_budget:
             return None
         return await self._finish("incomplete", cut_error(cut), visible.strip())
-
-    def _code_first(self) -> bool:
-        """The first turn of a fix asks for code, not calls (`LoopConfig.first_turn`): offered
-        tools, Qwen2.5-Coder 1.5B answered a failing test with `edit_file` calls on lines of
-        pytest's report; offered none, it wrote the corrected function (bench/effect, 12 tasks:
-        8 fixed against 4). The block becomes an `edit_file` call like any other."""
-        state = self.state
-        return (
-            self.config.first_turn == "code"
-            and state.iterations_used == 0
-            and state.target is not None
-            and "edit_file" in self.tools
-        )
 
     def _remember_text_protocol(self) -> None:
         """The text protocol got the call native tools did not: tell the provider, once."""
