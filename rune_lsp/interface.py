@@ -1,8 +1,11 @@
 """The names and bounds the public interface fixes (docs/interface.md), each defined once.
 
-This module imports nothing, so the start-up path (server/fix.py, server/edits.py answer
-before pydantic is loaded), review/ and the loop can all use it.
+This module imports nothing but `typing` (loaded before any of rune_lsp), so the start-up path
+(server/fix.py, server/edits.py answer before pydantic is loaded), review/ and the loop can all
+use it.
 """
+
+from typing import Literal
 
 #: `workspace/executeCommand` commands (docs/interface.md#commands).
 FIX_THIS = "rune.fixThis"
@@ -22,3 +25,6 @@ DIAGNOSTIC_SOURCE = "rune"
 
 #: Model turns per run at most: the upper bound of `maxIterations` (docs/interface.md#settings).
 MAX_ITERATIONS = 8
+#: How a Fix this starts (the `firstTurn` setting, docs/interface.md#settings): `code` offers no
+#: tools on the first turn and asks for the corrected function in a block; `tools` offers them.
+FirstTurn = Literal["code", "tools"]

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from rune_lsp.interface import MAX_ITERATIONS
+from rune_lsp.interface import MAX_ITERATIONS, FirstTurn
 from rune_lsp.store.scrub import scrub_shown
 from rune_lsp.text_clip import shorten
 
@@ -118,7 +118,7 @@ class Settings(BaseModel):
         "being shown how to call `edit_file` continues with the text protocol, remembered "
         "per model in the state directory (`protocols.json`).",
     )
-    first_turn: Literal["code", "tools"] = Field(
+    first_turn: FirstTurn = Field(
         "code",
         description="How a Fix this asks the model first. `code`: the first turn offers no "
         "tools and asks for the corrected function in one fenced code block, which becomes a "

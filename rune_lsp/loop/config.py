@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import get_args
 
-from rune_lsp.interface import MAX_ITERATIONS
+from rune_lsp.interface import MAX_ITERATIONS, FirstTurn
 from rune_lsp.loop.context_budget import DEFAULT_OUTPUT_CAP
 
 #: Smaller caps leave the model nothing useful to read in one call.
@@ -26,7 +26,7 @@ class LoopConfig:
     # "code": a run with a target starts with a turn that offers no tools and is read for a
     # code block (docs/architecture.md#a-code-block-is-an-edit-proposal); "tools": tools from
     # the first turn on.
-    first_turn: Literal["code", "tools"] = "tools"
+    first_turn: FirstTurn = "tools"
 
     def __post_init__(self) -> None:
         validate_config(self)
@@ -54,6 +54,10 @@ def validate_config(config: LoopConfig) -> None:
         raise LoopConfigError(
             f"tool_output_cap must be an integer of at least {MIN_OUTPUT_CAP}, "
             f"got {config.tool_output_cap!r}"
+        )
+    if config.first_turn not in get_args(FirstTurn):
+        raise LoopConfigError(
+            f"first_turn must be one of {', '.join(get_args(FirstTurn))}, got {config.first_turn!r}"
         )
     if not isinstance(config.system_prompt, str):
         raise LoopConfigError(

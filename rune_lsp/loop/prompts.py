@@ -71,7 +71,7 @@ def check_before_text(report: CheckReport, target: str | None = None) -> str:
         return failed + "Change the code so that it passes."
     return (
         f"{failed}The test is right; the bug is in {target}. Change {target} so that the "
-        f"check passes: {BLOCK_ASK[0].lower()}{BLOCK_ASK[1:]}."
+        f"check passes: {BLOCK_ASK}."
     )
 
 
@@ -86,6 +86,6 @@ def check_after_text(report: CheckReport, listing: str | None = None) -> str:
     if listing is None:
         return failed + "Fix what still fails, or answer without tools if you cannot."
     return (
-        f"{failed}{listing}\nFix what still fails: {BLOCK_ASK[0].lower()}{BLOCK_ASK[1:]}. "
+        f"{failed}{listing}\nFix what still fails: {BLOCK_ASK}. "
         "If you cannot, say why without code."
     )

@@ -7,6 +7,7 @@ before the first turn, after a turn whose edits landed).
 
 from __future__ import annotations
 
+from rune_lsp.interface import FirstTurn
 from rune_lsp.loop.blocks import read_blocks
 from rune_lsp.loop.ports import ToolExecutor
 from rune_lsp.loop.prompts import check_after_text, check_before_text
@@ -47,7 +48,7 @@ async def block_calls(
     return (), reading.refusal
 
 
-def asks_for_code(first_turn: str, state: RunState, *, can_edit: bool) -> bool:
+def asks_for_code(first_turn: FirstTurn, state: RunState, *, can_edit: bool) -> bool:
     """Whether this turn is a fix's first, asked for code rather than calls (`LoopConfig.
     first_turn` "code"): offered tools, Qwen2.5-Coder 1.5B answered a failing test with
     `edit_file` calls on lines of pytest's report; offered none, it wrote the corrected

@@ -23,8 +23,9 @@ FILE_LABEL = "File: "
 #: How a fix is asked for. Small models (Qwen2.5-Coder 0.5B-1.5B) rarely call edit_file well but
 #: write a corrected function reliably; loop/blocks.py turns that block into a reviewed edit.
 #: Measured side by side on bench/effect (docs/performance.md, "Effect").
+#: Lower-case: it follows "Fix what still fails: " and the like; the task capitalises it.
 BLOCK_ASK = (
-    "Answer with the corrected code in one fenced code block holding the whole function you change"
+    "answer with the corrected code in one fenced code block holding the whole function you change"
 )
 
 
@@ -62,7 +63,9 @@ class FixTask(BaseModel):
             parts.extend(_diagnostic_line(d) for d in self.diagnostics)
         parts.append(self._excerpt(lines))
         parts.append(
-            "Make the smallest change that solves the task. " + BLOCK_ASK + ", then one sentence "
+            "Make the smallest change that solves the task. "
+            + BLOCK_ASK.capitalize()
+            + ", then one sentence "
             "on what you changed."
         )
         return "\n".join(parts)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from rune_lsp.loop import AgentLoop, LoopConfig
+import pytest
+
+from rune_lsp.loop import AgentLoop, LoopConfig, LoopConfigError
 from rune_lsp.loop.proposals import MAX_BLOCK_NOTES
 from rune_lsp.loop.state import (
     Finished,
@@ -237,3 +239,9 @@ async def test_code_first_needs_a_target_and_tools_first_offers_them_at_once() -
             "Fix add.", target=target
         )
         assert bool(model.calls[0].tools) is offered, (config.first_turn, target)
+
+
+def test_an_unknown_first_turn_is_a_typed_config_error() -> None:
+    expected = "first_turn must be one of code, tools, got 'blocks'"
+    with pytest.raises(LoopConfigError, match=expected):
+        LoopConfig(first_turn="blocks")  # type: ignore[arg-type]
