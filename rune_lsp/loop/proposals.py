@@ -1,8 +1,8 @@
 """What the loop makes of a turn's code blocks and of the check's verdicts.
 
 Kept out of the runtime so its turn structure stays readable: these functions read and update a
-`RunState`; the runtime calls them at the three points where they apply (a turn without calls,
-before the first turn, after a turn whose edits landed).
+`RunState`; the runtime calls them where they apply (whether a turn is asked for code, a turn
+without calls, before the first turn, after a turn whose edits landed).
 """
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ def asks_for_code(first_turn: FirstTurn, state: RunState, *, can_edit: bool) -> 
     """Whether this turn is a fix's first, asked for code rather than calls (`LoopConfig.
     first_turn` "code"): offered tools, Qwen2.5-Coder 1.5B answered a failing test with
     `edit_file` calls on lines of pytest's report; offered none, it wrote the corrected
-    function (bench/effect, 12 tasks with checkCommand: 8 fixed against 4). Its block becomes
-    an `edit_file` call like any other (`block_calls`)."""
+    function (bench/effect, 12 tasks with checkCommand: 9 fixed against 4, docs/performance.md).
+    Its block becomes an `edit_file` call like any other (`block_calls`)."""
     return (
         first_turn == "code"
         and state.iterations_used == 0
