@@ -49,7 +49,7 @@ def strip_terminator(line: str) -> str:
 
 #: The numbering `read_file` and the task's excerpt put before each line (`   12 | code`),
 #: which small models copy into the text they send back.
-_COPIED_NUMBER = re.compile(r"^[ \t]*\d+ \|(?: |$)")
+_COPIED_NUMBER = re.compile(r"^[ \t]*(\d+) \|(?: |$)")
 
 
 def without_copied_numbers(lines: list[str]) -> list[str] | None:
@@ -59,6 +59,14 @@ def without_copied_numbers(lines: list[str]) -> list[str] | None:
     if not all(_COPIED_NUMBER.match(line) for line in lines if line.strip()):
         return None
     return [_COPIED_NUMBER.sub("", line, count=1) if line.strip() else line for line in lines]
+
+
+def copied_numbers(lines: list[str]) -> list[int] | None:
+    """The line numbers `lines` copied (one per non-blank line, in order) when every non-blank
+    one has one (see `without_copied_numbers`), else None."""
+    if without_copied_numbers(lines) is None:
+        return None
+    return [int(m.group(1)) for line in lines if (m := _COPIED_NUMBER.match(line))]
 
 
 def strip_copied_numbers(text: str) -> str | None:

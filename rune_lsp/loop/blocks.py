@@ -11,9 +11,13 @@ that file the way a careful reader would place it, and becomes an ordinary `edit
 3. its anchor lines: the block's first and last lines each occur exactly once in the file, and
    the block replaces the lines from one to the other.
 
+A block that places by none of these but copied the excerpt's line numbers (`    8 |   x += 1`,
+one line or a run of consecutive ones) replaces the lines it numbers, when they read alike.
+
 Nothing is guessed: a definition or anchor found twice, nothing found, or two blocks that change
 the same lines differently give a short reason for the model instead of an edit. A block that
-equals the current code proposes nothing, as does a block tagged for another language.
+equals the current code proposes nothing (the reading says `unchanged`), as does a block tagged
+for another language.
 Pure: the caller supplies the file's current text.
 """
 
@@ -25,7 +29,7 @@ from difflib import SequenceMatcher
 from itertools import pairwise
 from pathlib import PurePath
 
-from rune_lsp.lines import without_copied_numbers
+from rune_lsp.lines import copied_numbers, without_copied_numbers
 from rune_lsp.loop.fences import fenced_blocks, speaks
 from rune_lsp.loop.outline import Definition, children, definitions, indent_of, top_level
 
@@ -49,12 +53,13 @@ class BlockReading:
 
     edit: BlockEdit | None = None
     refusal: str | None = None
+    unchanged: bool = False  # every block placed, and each is the code as it is now
 
 
 def read_blocks(answer: str, current: str, path: str) -> BlockReading:
     """The edit `answer`'s code blocks propose to `path`, whose text is `current`."""
-    blocks = [_normalized(f.lines) for f in fenced_blocks(answer) if speaks(f.tag, path)]
-    blocks = [block for block in blocks if block]
+    blocks = [_Block.of(f.lines) for f in fenced_blocks(answer) if speaks(f.tag, path)]
+    blocks = [block for block in blocks if block.lines]
     if not blocks:
         return BlockReading()
     file = _FileLines.of(current)
@@ -75,7 +80,7 @@ def read_blocks(answer: str, current: str, path: str) -> BlockReading:
     if not replaces:
         # Blocks that place nowhere are often usage examples; they matter only when no block
         # placed at all.
-        return _refused(misses[0].reason) if misses else BlockReading()
+        return _refused(misses[0].reason) if misses else BlockReading(unchanged=True)
     merged = _merge(replaces)
     if merged is None:
         return _refused(f"two code blocks change the same lines of {shown} differently")
@@ -131,7 +136,18 @@ class _Miss:
     ambiguous: bool  # found more than once, as opposed to not found
 
 
-def _place(block: list[str], file: list[str], python: bool, shown: str) -> list[_Replace] | _Miss:
+@dataclass(frozen=True)
+class _Block:
+    lines: list[str]  # see `_normalized`
+    numbers: list[int] | None  # the line numbers it copied, one per non-blank line
+
+    @classmethod
+    def of(cls, raw: tuple[str, ...]) -> _Block:
+        return cls(_normalized(raw), copied_numbers([line.rstrip() for line in raw]))
+
+
+def _place(found: _Block, file: list[str], python: bool, shown: str) -> list[_Replace] | _Miss:
+    block = found.lines
     there = _already_there(block, file)
     if there is not None:
         return [there]
@@ -140,8 +156,12 @@ def _place(block: list[str], file: list[str], python: bool, shown: str) -> list[
         return [whole]
     units = top_level(block) if python else []
     if units:
-        return _place_definitions(block, units, file, (0, len(file)), shown)
-    return _place_by_anchors(block, file, shown)
+        placed = _place_definitions(block, units, file, (0, len(file)), shown)
+    else:
+        placed = _place_by_anchors(block, file, shown)
+    if isinstance(placed, _Miss) and not placed.ambiguous and found.numbers is not None:
+        return _place_by_numbers(block, found.numbers, file) or placed
+    return placed
 
 
 def _already_there(block: list[str], file: list[str]) -> _Replace | None:
@@ -256,6 +276,23 @@ def _place_by_anchors(block: list[str], file: list[str], shown: str) -> list[_Re
     likeness = SequenceMatcher(None, stripped[lo : hi + 1], [b.strip() for b in block]).ratio()
     if likeness < ANCHOR_LIKENESS:
         return _Miss(f"it differs too much from lines {lo + 1}-{hi + 1} of {shown}", False)
+    return [_Replace(lo, hi, _rebased(block, indent_of(block[0]), indent_of(file[lo])))]
+
+
+def _place_by_numbers(block: list[str], numbers: list[int], file: list[str]) -> list[_Replace] | None:
+    """The lines the block numbers, when it numbers each of its lines, consecutively, within the
+    file, and they read alike (Qwen2.5-Coder 1.5B answered a failing test with
+    "```\n    8 |         self.count += 1\n```", bench/effect task 31_counter)."""
+    lo = numbers[0] - 1
+    hi = lo + len(block) - 1
+    if len(numbers) != len(block) or numbers != list(range(lo + 1, hi + 2)) or lo < 0:
+        return None  # a blank line without a number, a gap, or a line number out of order
+    if hi >= len(file):
+        return None
+    now = "\n".join(line.strip() for line in file[lo : hi + 1])
+    proposed = "\n".join(line.strip() for line in block)
+    if SequenceMatcher(None, now, proposed, autojunk=False).ratio() < ANCHOR_LIKENESS:
+        return None
     return [_Replace(lo, hi, _rebased(block, indent_of(block[0]), indent_of(file[lo])))]
 
 

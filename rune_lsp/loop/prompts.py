@@ -89,3 +89,12 @@ def check_after_text(report: CheckReport, listing: str | None = None) -> str:
         f"{failed}{listing}\nFix what still fails: {BLOCK_ASK}. "
         "If you cannot, say why without code."
     )
+
+
+def unchanged_text(target: str) -> str:
+    """A code block that is `target`'s code as it is now, while the check fails."""
+    return (
+        f"Your code block is the same as the current code of {target}: it changes nothing, "
+        f"and the check still fails. Find the line of {target} that causes the failure, then "
+        f"{BLOCK_ASK}."
+    )

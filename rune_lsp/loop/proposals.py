@@ -10,7 +10,7 @@ from __future__ import annotations
 from rune_lsp.interface import FirstTurn
 from rune_lsp.loop.blocks import read_blocks
 from rune_lsp.loop.ports import ToolExecutor
-from rune_lsp.loop.prompts import check_after_text, check_before_text
+from rune_lsp.loop.prompts import check_after_text, check_before_text, unchanged_text
 from rune_lsp.loop.state import CheckReport, Message, RawToolCall, RunState
 from rune_lsp.loop.statuses import LANDED
 from rune_lsp.loop.task import file_listing
@@ -38,14 +38,20 @@ async def block_calls(
             "new_text": reading.edit.new_text,
         }
         return (RawToolCall(name="edit_file", arguments=arguments),), None
+    refusal = reading.refusal
+    if reading.unchanged and state.check_fails_now:
+        # Asked to make a failing check pass, it showed the code as it is (bench/effect,
+        # 10_ranked and 19_running_total: the failing function, word for word). Without a
+        # failing check, the current code quoted ("the code is right") is an answer.
+        refusal = unchanged_text(state.target)
     if (
-        reading.refusal is None
+        refusal is None
         or state.block_notes >= MAX_BLOCK_NOTES
         or state.iterations_used >= state.iteration_budget
     ):
         return (), None
     state.block_notes += 1
-    return (), reading.refusal
+    return (), refusal
 
 
 def asks_for_code(first_turn: FirstTurn, state: RunState, *, can_edit: bool) -> bool:
@@ -69,7 +75,7 @@ def landed_edits(state: RunState) -> tuple[str, ...]:
 
 def add_first_check(state: RunState, report: CheckReport) -> None:
     """The check before the first turn: its verdict joins the task message."""
-    state.check_failing = not report.passed
+    state.check_failing = state.check_fails_now = not report.passed
     task = state.messages[1]
     content = f"{task.content}\n\n{check_before_text(report, state.target)}"
     state.messages[1] = task.model_copy(update={"content": content})
@@ -81,6 +87,7 @@ async def add_check_after_edits(
     """The verdict after a turn's edits landed, as the next input (after the results), with the
     run's target as it reads now when the check still fails.
     True when it settles the run: it passes now, having failed before the first turn."""
+    state.check_fails_now = not report.passed
     listing = None
     if not report.passed and state.target is not None:
         current = await _current(executor, state.target)

@@ -324,6 +324,8 @@ class RunState(BaseModel):
     block_notes: int = 0  # times the model was told why its code block was not used
     # The check before the first model turn: True failing, False passing, None not run.
     check_failing: bool | None = None
+    # The check's latest verdict (before the first turn or after an edit): True failing.
+    check_fails_now: bool = False
 
     @model_validator(mode="before")
     @classmethod

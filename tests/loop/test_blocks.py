@@ -144,10 +144,11 @@ def test_untagged_and_python_tagged_blocks_fit_a_python_file(tag: str) -> None:
     assert read_blocks(answer, SHAPES, "app.py").edit is not None
 
 
-def test_a_block_equal_to_the_current_code_is_no_edit_and_no_complaint() -> None:
+def test_a_block_equal_to_the_current_code_is_no_edit_and_says_unchanged() -> None:
     answer = fenced("def add(a, b):\n    return a - b")
-    assert read_blocks(answer, SHAPES, "app.py") == BlockReading()
-    assert read_blocks(fenced(SHAPES.rstrip("\n")), SHAPES, "app.py") == BlockReading()
+    assert read_blocks(answer, SHAPES, "app.py") == BlockReading(unchanged=True)
+    whole = read_blocks(fenced(SHAPES.rstrip("\n")), SHAPES, "app.py")
+    assert whole == BlockReading(unchanged=True)
 
 
 def test_prose_without_a_block_proposes_nothing() -> None:
@@ -166,6 +167,37 @@ def test_line_numbers_copied_from_the_excerpt_are_dropped() -> None:
         "    3 |     return a + b"
     )
     assert applied(read_blocks(answer, current, "app.py"), current) == current.replace("-", "+")
+
+
+COUNTER = (
+    "class Counter:\n    def __init__(self):\n        self.count = 0\n\n"
+    "    def increment(self):\n        self.count + 1\n        return self.count\n"
+)
+
+
+def test_a_numbered_line_replaces_the_line_it_numbers() -> None:
+    # One line can place by no header or anchors; its copied number says where it goes.
+    reading = read_blocks(fenced("    6 |         self.count += 1"), COUNTER, "app.py")
+    assert reading.edit == BlockEdit("        self.count + 1", "        self.count += 1")
+
+
+def test_numbered_lines_replace_their_run_of_lines() -> None:
+    answer = fenced("    6 |         self.count += 1\n    7 |         return self.count  # new")
+    after = applied(read_blocks(answer, COUNTER, "app.py"), COUNTER)
+    assert after.endswith("        self.count += 1\n        return self.count  # new\n")
+
+
+@pytest.mark.parametrize(
+    "numbered",
+    [
+        "    9 |         self.count += 1",  # past the file's end
+        "    2 |         self.count += 1",  # a line that reads nothing like it
+        "    6 |         self.count += 1\n    8 |         return self.count",  # a gap
+    ],
+)
+def test_numbers_that_do_not_fit_the_file_are_not_followed(numbered: str) -> None:
+    reading = read_blocks(fenced(numbered), COUNTER, "app.py")
+    assert reading.edit is None and reading.refusal is not None
 
 
 def test_a_crlf_file_keeps_its_line_endings() -> None:
@@ -208,4 +240,4 @@ def test_the_old_code_quoted_after_the_fix_landed_does_not_revert_it() -> None:
     summary = fenced("def add(a, b):\n    return a - b", prose="I changed this:") + fenced(
         "def add(a, b):\n    return a + b", prose="into this:"
     )
-    assert read_blocks(summary, fixed, "app.py") == BlockReading()
+    assert read_blocks(summary, fixed, "app.py") == BlockReading(unchanged=True)

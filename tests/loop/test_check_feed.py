@@ -186,3 +186,35 @@ async def test_without_a_target_the_still_failing_verdict_shows_no_file() -> Non
     verdict = model.calls[1].messages[-1].content
     assert "now reads" not in verdict
     assert verdict.endswith("Fix what still fails, or answer without tools if you cannot.")
+
+
+async def test_a_block_that_changes_nothing_while_the_check_fails_is_told_so() -> None:
+    app = "def add(a, b):\n    return a - b\n"
+    executor = FakeExecutor()
+    executor.files["app.py"] = app
+    checker = ScriptedChecker([FAILING])
+    same = f"```python\n{app}```\nI fixed the sign."
+    fixed = "```python\ndef add(a, b):\n    return a + b\n```"
+    model = ScriptedModel.of(answer(same), answer(fixed))
+    outcome = await AgentLoop(model, executor, LoopConfig()).run(
+        "Fix add.", run_id="r", target="app.py", checker=checker
+    )
+
+    note = model.calls[1].messages[-1]
+    assert note.role == "user"
+    assert note.content.startswith("Your code block is the same as the current code of app.py")
+    assert "the check still fails" in note.content
+    assert isinstance(outcome, Paused)  # the second block is proposed for review
+    [change] = outcome.state.turn.pending
+    assert (change.old_text, change.new_text) == ("    return a - b", "    return a + b")
+
+
+async def test_the_current_code_quoted_without_a_failing_check_is_an_answer() -> None:
+    app = "def add(a, b):\n    return a + b\n"
+    executor = FakeExecutor()
+    executor.files["app.py"] = app
+    model = ScriptedModel.of(answer(f"The code is right:\n```python\n{app}```"))
+    outcome = await AgentLoop(model, executor, LoopConfig()).run(
+        "Fix add.", run_id="r", target="app.py", checker=ScriptedChecker([PASSING])
+    )
+    assert isinstance(outcome, Finished) and len(model.calls) == 1
