@@ -48,10 +48,21 @@ async def block_calls(
         refusal is None
         or state.block_notes >= MAX_BLOCK_NOTES
         or state.iterations_used >= state.iteration_budget
+        or _repeated(state, visible)
     ):
         return (), None
     state.block_notes += 1
     return (), refusal
+
+
+def _repeated(state: RunState, visible: str) -> bool:
+    """The answer is, word for word, the one the last note was about: the model is stuck, and
+    another note costs a turn for the same answer (bench/effect 10_ranked: the same block three
+    times)."""
+    if state.block_notes == 0:
+        return False
+    said = next((m.content for m in reversed(state.messages) if m.role == "assistant"), None)
+    return said is not None and said.strip() == visible.strip()
 
 
 def asks_for_code(first_turn: FirstTurn, state: RunState, *, can_edit: bool) -> bool:

@@ -134,7 +134,9 @@ async def test_a_block_equal_to_the_file_ends_the_run_as_an_answer() -> None:
 
 async def test_an_ambiguous_block_is_not_guessed_and_the_model_is_told_why() -> None:
     executor = executor_with({"app.py": TWO_RUNS})
-    model = ScriptedModel.of(answer(AMBIGUOUS), answer(AMBIGUOUS), answer(AMBIGUOUS))
+    # Worded differently each time: a word-for-word repeat ends the notes at once.
+    again = [AMBIGUOUS, f"Again:\n{AMBIGUOUS}", f"Once more:\n{AMBIGUOUS}"]
+    model = ScriptedModel.of(*(answer(text) for text in again))
     outcome = await start(model, executor)
 
     assert isinstance(outcome, Finished)

@@ -218,3 +218,17 @@ async def test_the_current_code_quoted_without_a_failing_check_is_an_answer() ->
         "Fix add.", run_id="r", target="app.py", checker=ScriptedChecker([PASSING])
     )
     assert isinstance(outcome, Finished) and len(model.calls) == 1
+
+
+async def test_the_same_unchanged_block_after_the_note_ends_the_notes() -> None:
+    app = "def add(a, b):\n    return a - b\n"
+    executor = FakeExecutor()
+    executor.files["app.py"] = app
+    same = f"```python\n{app}```"
+    model = ScriptedModel.of(answer(same), answer(same), answer("unused"))
+    outcome = await AgentLoop(model, executor, LoopConfig()).run(
+        "Fix add.", run_id="r", target="app.py", checker=ScriptedChecker([FAILING])
+    )
+    # Told once; the word-for-word repeat is the run's answer, not a third turn.
+    assert isinstance(outcome, Finished) and len(model.calls) == 2
+    assert outcome.result.edits == ()
