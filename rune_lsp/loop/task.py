@@ -79,6 +79,8 @@ class FixTask(BaseModel):
             end = self.end_line if self.end_line is not None else self.start_line
             first = max(0, self.start_line - CONTEXT_LINES)
             last = min(len(lines) - 1, end + CONTEXT_LINES)
+        if first == 0 and last == len(lines) - 1:
+            return _fenced(lines)
         shown = _numbered(lines, first, last)
         return (
             f"Excerpt (lines {first + 1}-{last + 1} of {len(lines)}; "
@@ -114,7 +116,12 @@ def file_listing(path: str, text: str) -> str:
     lines = line_texts(text)
     if not lines:
         return f"{path} is now empty."
-    return f"{path} now reads:\n{_numbered(lines, 0, len(lines) - 1)}"
+    return f"{path} now reads:\n{_fenced(lines)}"
+
+
+def _fenced(lines: list[str]) -> str:
+    body = clip("\n".join(lines), MAX_EXCERPT_CHARS, marker="\n[cut; use read_file for more]")
+    return f"```\n{body}\n```"
 
 
 def _numbered(lines: list[str], first: int, last: int) -> str:
