@@ -62,12 +62,7 @@ class FixTask(BaseModel):
             parts.append("Diagnostics:")
             parts.extend(_diagnostic_line(d) for d in self.diagnostics)
         parts.append(self._excerpt(lines))
-        parts.append(
-            "Make the smallest change that solves the task. "
-            + BLOCK_ASK.capitalize()
-            + ", then one sentence "
-            "on what you changed."
-        )
+        parts.append(f"Make the smallest change that solves the task. {BLOCK_ASK.capitalize()}.")
         return "\n".join(parts)
 
     def _excerpt(self, lines: list[str]) -> str:
