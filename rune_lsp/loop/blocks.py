@@ -279,7 +279,9 @@ def _place_by_anchors(block: list[str], file: list[str], shown: str) -> list[_Re
     return [_Replace(lo, hi, _rebased(block, indent_of(block[0]), indent_of(file[lo])))]
 
 
-def _place_by_numbers(block: list[str], numbers: list[int], file: list[str]) -> list[_Replace] | None:
+def _place_by_numbers(
+    block: list[str], numbers: list[int], file: list[str]
+) -> list[_Replace] | None:
     """The lines the block numbers, when it numbers each of its lines, consecutively, within the
     file, and they read alike (Qwen2.5-Coder 1.5B answered a failing test with
     "```\n    8 |         self.count += 1\n```", bench/effect task 31_counter)."""

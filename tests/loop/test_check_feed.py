@@ -170,7 +170,7 @@ async def test_a_fix_whose_check_still_fails_shows_the_file_as_it_reads_now() ->
 
     verdict = model.calls[1].messages[-1].content
     assert "After your change the check `pytest -q` failed (exit 1)" in verdict
-    assert "app.py now reads:\n    1 | def add(a, b):\n    2 |     return a + b + 1" in verdict
+    assert "app.py now reads:\n```\ndef add(a, b):\n    return a + b + 1\n```" in verdict
     assert verdict.endswith(
         "Fix what still fails: answer with the corrected code in one fenced code block holding "
         "the whole function you change. If you cannot, say why without code."

@@ -1,26 +1,44 @@
-"""The task prompt numbers lines as the editor does (CONTRACT section 3: LSP positions)."""
+"""The task prompt splits lines as the editor does (docs/interface.md: LSP positions) and shows
+code as plain fenced code, without line numbers to copy."""
 
 from __future__ import annotations
 
-from rune_lsp.loop.task import FixTask
+from rune_lsp.loop.task import FixTask, TaskDiagnostic, fenced, file_listing
 
 #: Form feed, U+2028, NEL and a vertical tab inside lines, plus a lone `\r` (which does end one).
 TEXT = "def a():\x0c\n    return 1\u2028  # tail\nx = '\x85'\x0b\ry = 2\nlast\n"
 
 
-def test_the_excerpt_numbers_lines_as_lsp_does() -> None:
+def test_the_range_is_quoted_with_the_lines_lsp_counts() -> None:
     prompt = FixTask(path="mod.py", text=TEXT, start_line=3, end_line=3).prompt()
 
-    assert "Range: lines 4-4" in prompt
-    assert "Excerpt (lines 1-5 of 5;" in prompt
-    assert "    3 | x = '\x85'\x0b\n" in prompt
-    assert "    4 | y = 2\n" in prompt  # the line the editor shows as line 4
-    assert "    5 | last\n" in prompt
-    assert "    2 |     return 1\u2028  # tail\n" in prompt
+    # Line 4 as the editor shows it: a lone \r ends line 3, U+2028 and NEL do not end lines.
+    assert "Range: lines 4-4:\n```\ny = 2\n```\n" in prompt
+    assert (
+        f"File: mod.py\nRange: lines 4-4:\n```\ny = 2\n```\n```\n{TEXT[:-1].replace(chr(13), chr(10))}\n```\n"
+        in prompt
+    )
+    assert " | " not in prompt  # no copied-number gutter anywhere
 
 
 def test_a_crlf_file_has_no_extra_lines() -> None:
     prompt = FixTask(path="mod.py", text="a\r\nb\r\n").prompt()
+    assert "File: mod.py\n```\na\nb\n```\nMake the smallest change" in prompt
 
-    assert "Excerpt (lines 1-2 of 2;" in prompt
-    assert "    2 | b\n" in prompt
+
+def test_a_long_file_shows_an_excerpt_around_the_range_and_says_so() -> None:
+    text = "".join(f"x{n} = {n}\n" for n in range(1, 101))
+    prompt = FixTask(path="big.py", text=text, start_line=59).prompt()
+    assert "Excerpt (lines 40-80 of 100; use read_file for the rest):\n```\nx40 = 40\n" in prompt
+    assert "x80 = 80\n```" in prompt and "x81 = 81" not in prompt
+
+
+def test_a_diagnostic_quotes_its_line() -> None:
+    diagnostic = TaskDiagnostic(line=1, message="undefined name 'b'", source="ruff")
+    prompt = FixTask(path="m.py", text="def f():\n    return b\n", diagnostics=(diagnostic,))
+    assert "- line 2 `return b`: error [ruff]: undefined name 'b'" in prompt.prompt()
+
+
+def test_a_fence_is_longer_than_any_backticks_in_the_code() -> None:
+    assert fenced(['s = "```"'], 100) == '````\ns = "```"\n````'
+    assert file_listing("a.md", "") == "a.md is now empty."
