@@ -8,7 +8,7 @@ from rune_lsp.lines import strip_copied_numbers
 from rune_lsp.loop.state import PreparedEdit
 from rune_lsp.text_clip import IN_LINE, clip
 from rune_lsp.tools.context import ToolContext
-from rune_lsp.tools.errors import ToolError
+from rune_lsp.tools.errors import AlreadyMade, ToolError
 from rune_lsp.tools.schemas import EditFileArgs
 from rune_lsp.tools.text import iter_lines
 
@@ -41,6 +41,11 @@ def prepare_edit(
         # The model writes `\n`; a CRLF file is edited with its own line endings.
         old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
         positions = find_all(current, old)
+    if not positions and new.strip() and len(made := find_all(current, new)) == 1:
+        raise AlreadyMade(
+            f"old_text was not found in {shown}, but new_text is there already (line "
+            f"{_line_of(current, made[0])}): that change is made. Nothing was changed."
+        )
     if not positions:
         raise ToolError(_no_match(shown, current, args.old_text))
     if len(positions) > 1:

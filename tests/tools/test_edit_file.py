@@ -144,3 +144,18 @@ async def test_text_that_really_holds_numbers_is_matched_as_written(
     edit = await _prepare(tools, path="table.md", old_text="2 | two", new_text="2 | deux")
     assert isinstance(edit, PreparedEdit)
     assert edit.new_text == "1 | one\n2 | deux\n"
+
+
+async def test_an_edit_the_file_already_holds_is_ok_and_changes_nothing(
+    tools: WorkspaceTools, ws: Path
+) -> None:
+    # bench/effect 20_dedupe: a block made the fix; the model then sent it again as a call.
+    path = write(ws, "app.py", "def f(items):\n    seen = set()\n    return sorted(seen)\n")
+    outcome = await _prepare(
+        tools, path="app.py", old_text="    return list(items)", new_text="    seen = set()"
+    )
+    assert isinstance(outcome, ToolOutcome)
+    assert outcome.status == "ok" and outcome.edit_status is None
+    assert "new_text is there already (line 2)" in outcome.content
+    assert "Nothing was changed." in outcome.content
+    assert path.read_text() == "def f(items):\n    seen = set()\n    return sorted(seen)\n"
