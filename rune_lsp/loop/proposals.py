@@ -7,6 +7,8 @@ without calls, before the first turn, after a turn whose edits landed).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rune_lsp.interface import FirstTurn
 from rune_lsp.loop.blocks import read_blocks
 from rune_lsp.loop.ports import ToolExecutor
@@ -63,6 +65,30 @@ def _repeated(state: RunState, visible: str) -> bool:
         return False
     said = next((m.content for m in reversed(state.messages) if m.role == "assistant"), None)
     return said is not None and said.strip() == visible.strip()
+
+
+@dataclass(frozen=True)
+class BlockAnswer:
+    """An answer whose code block became the turn's edits."""
+
+    text: str
+    edit_ids: tuple[str, ...]
+
+    def stands(self, state: RunState) -> bool:
+        """Every edit of the block landed whole: the answer is the run's final one. With no
+        check to hear, another turn tells the model only "applied"; Qwen2.5-Coder 1.5B then
+        re-sent the same fix as a call (bench/effect 20_dedupe), or changed more."""
+        statuses = {e.edit_id: e.status for e in state.edits}
+        return all(statuses.get(edit_id) == "applied" for edit_id in self.edit_ids)
+
+
+def block_answer(state: RunState) -> BlockAnswer | None:
+    """The open turn's answer, when its calls were read from its code block."""
+    turn = state.turn
+    if not turn.from_block or not turn.pending:
+        return None
+    said = next((m.content for m in reversed(state.messages) if m.role == "assistant"), "")
+    return BlockAnswer(said.strip(), tuple(change.edit_id for change in turn.pending))
 
 
 def asks_for_code(first_turn: FirstTurn, state: RunState, *, can_edit: bool) -> bool:

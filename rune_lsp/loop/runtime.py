@@ -49,6 +49,7 @@ from rune_lsp.loop.proposals import (
     add_check_after_edits,
     add_first_check,
     asks_for_code,
+    block_answer,
     block_calls,
     fixed_answer,
     landed_edits,
@@ -175,9 +176,12 @@ class _Run:
     async def _resume(self) -> RunOutcome:
         await self._load(fresh=False)
         landed = landed_edits(self.state)
+        answered = block_answer(self.state) if self.checker is None else None
         await self.turn.resolve()
         await self.turn.close("not run")
         ended = await self._check_edits() if landed_edits(self.state) != landed else None
+        if ended is None and answered is not None and answered.stands(self.state):
+            return await self._finish("completed", None, answered.text)
         return ended if ended is not None else await self._drive()
 
     async def _guarded(self, body: Callable[[], Awaitable[RunOutcome]]) -> RunOutcome:
@@ -235,8 +239,10 @@ class _Run:
                 state.notices.append(cut_notice(turn.cut, blocks=state.target is not None))
                 visible = kept_text(visible)
             note = None
+            from_block = False
             if not raw_calls and blocks_readable(turn.cut):  # unclosed blocks are never read
                 raw_calls, note = await self._calls_from_blocks(visible)
+                from_block = bool(raw_calls)
             if not raw_calls:
                 state.messages.append(Message(role="assistant", content=visible))
                 if turn.cut is not None:
@@ -266,7 +272,9 @@ class _Run:
                     tool_calls=tuple(normalized.call for normalized in calls),
                 )
             )
-            await self.turn.dispatch(calls, reason=shorten(visible, MAX_REASON))
+            await self.turn.dispatch(
+                calls, reason=shorten(visible, MAX_REASON), from_block=from_block
+            )
             if state.turn.pending:
                 return await self._pause()
             await self.turn.close("not run")

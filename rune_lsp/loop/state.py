@@ -266,6 +266,8 @@ class TurnState(BaseModel):
     results: dict[str, ToolOutcome] = Field(default_factory=dict)
     pending: list[PreparedChange] = Field(default_factory=list)
     decisions: dict[str, Decision] = Field(default_factory=dict)
+    # The calls were read from the answer's code block (loop/proposals.py), not called.
+    from_block: bool = False
 
     def decide(self, edit_id: str, decision: Approve | Reject | Landed) -> None:
         if not any(p.edit_id == edit_id for p in self.pending):

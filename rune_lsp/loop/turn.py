@@ -93,14 +93,18 @@ class Turn:
     def is_open(self) -> bool:
         return bool(self.state.turn.calls)
 
-    async def dispatch(self, calls: list[NormalizedCall], reason: str) -> None:
+    async def dispatch(
+        self, calls: list[NormalizedCall], reason: str, *, from_block: bool = False
+    ) -> None:
         """Start the turn of `calls`: run, prepare or answer each in the model's order.
 
         Raises `Stop` (after every call has its result or waits for review) when a guard
         tripped: the rest of the turn is then skipped when it closes.
         """
         state = self.state
-        state.turn = TurnState(calls=[normalized.call for normalized in calls])
+        state.turn = TurnState(
+            calls=[normalized.call for normalized in calls], from_block=from_block
+        )
         primaries = first_occurrences(
             [c.signature if c.error is None and c.skipped is None else None for c in calls]
         )
