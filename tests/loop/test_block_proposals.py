@@ -8,6 +8,7 @@ from rune_lsp.loop import AgentLoop, LoopConfig, LoopConfigError
 from rune_lsp.loop.proposals import MAX_BLOCK_NOTES
 from rune_lsp.loop.state import (
     Finished,
+    Landed,
     ModelTurn,
     Paused,
     PreparedEdit,
@@ -77,9 +78,9 @@ async def test_a_block_becomes_an_edit_file_proposal_that_waits_for_review() -> 
     assert [e.status for e in outcome.state.edits] == ["pending"]
 
 
-async def test_the_model_hears_the_outcome_of_its_block_on_the_next_turn() -> None:
+async def test_an_applied_block_without_a_check_is_the_runs_answer() -> None:
     executor = executor_with({"app.py": APP})
-    model = ScriptedModel.of(answer(PROSE_FIX), answer("Fixed add."))
+    model = ScriptedModel.of(answer(PROSE_FIX), answer("unused: the answer stands"))
     loop = AgentLoop(model, executor, LoopConfig())
     paused = await loop.run("Fix add.", run_id="r1", target="app.py")
     assert isinstance(paused, Paused)
@@ -87,12 +88,27 @@ async def test_the_model_hears_the_outcome_of_its_block_on_the_next_turn() -> No
     finished = await loop.resume(paused.state)
 
     assert isinstance(finished, Finished)
-    assert finished.result.outcome == "completed"
+    assert (finished.result.outcome, finished.result.answer) == ("completed", PROSE_FIX.strip())
     assert [e.status for e in finished.result.edits] == ["applied"]
     assert [t.name for t in finished.result.tool_calls] == ["edit_file"]
-    told = model.calls[1].messages
-    assert told[-1].role == "tool" and "Applied to /ws/app.py" in told[-1].content
+    assert len(model.calls) == 1  # nothing new to tell the model but "applied"
+    told = finished.state.messages[-1]
+    assert told.role == "tool" and "Applied to /ws/app.py" in told.content
     assert_paired(finished.state.messages)
+
+
+async def test_a_block_applied_in_part_goes_back_to_the_model() -> None:
+    executor = executor_with({"app.py": APP})
+    model = ScriptedModel.of(answer(PROSE_FIX), answer("Kept what you took."))
+    loop = AgentLoop(model, executor, LoopConfig())
+    paused = await loop.run("Fix add.", run_id="r1", target="app.py")
+    assert isinstance(paused, Paused)
+    [change] = paused.state.turn.pending
+    paused.state.turn.decide(change.edit_id, Landed(status="partial", detail="kept line 3"))
+    finished = await loop.resume(paused.state)
+
+    assert isinstance(finished, Finished) and len(model.calls) == 2
+    assert finished.result.answer == "Kept what you took."
 
 
 async def test_a_rejected_block_is_told_as_rejected() -> None:
@@ -195,7 +211,7 @@ async def test_a_block_closed_before_an_answer_began_repeating_is_still_a_propos
     [change] = outcome.state.turn.pending
     assert isinstance(change, PreparedEdit)
     assert "a - b" in change.old_text and "return a + b" in change.new_text
-    approve_all(outcome.state)
+    reject_all(outcome.state, "not yet")  # so that the model gets the next turn
     finished = await AgentLoop(model, executor, LoopConfig()).resume(outcome.state)
     notice = model.calls[1].messages[-1].content
     assert "kept repeating" in notice
@@ -224,7 +240,7 @@ async def test_a_code_first_fix_offers_no_tools_on_its_first_turn_only() -> None
 
     assert isinstance(outcome, Paused)  # the block is a proposal, reviewed like any call
     assert model.calls[0].tools == []
-    approve_all(outcome.state)
+    reject_all(outcome.state, "try again")
     finished = await loop.resume(outcome.state)
     assert isinstance(finished, Finished)
     assert [t.name for t in model.calls[1].tools] == [d.spec.name for d in executor.definitions()]

@@ -14,10 +14,8 @@ def test_the_range_is_quoted_with_the_lines_lsp_counts() -> None:
 
     # Line 4 as the editor shows it: a lone \r ends line 3, U+2028 and NEL do not end lines.
     assert "Range: lines 4-4:\n```\ny = 2\n```\n" in prompt
-    assert (
-        f"File: mod.py\nRange: lines 4-4:\n```\ny = 2\n```\n```\n{TEXT[:-1].replace(chr(13), chr(10))}\n```\n"
-        in prompt
-    )
+    lsp_lines = TEXT[:-1].replace("\r", "\n")  # the lone \r ends a line, as LSP says
+    assert f"Range: lines 4-4:\n```\ny = 2\n```\n```\n{lsp_lines}\n```\n" in prompt
     assert " | " not in prompt  # no copied-number gutter anywhere
 
 
