@@ -129,7 +129,7 @@ async def test_workspace_configuration_overrides_initialization_options(
 
     assert result.iteration_budget == 1
     assert result.error == "iteration limit reached (1/1) before a final answer"
-    assert "read_file" in told(double)
+    assert "File: app.py" in told(double)  # the one turn the budget allowed was the task's
 
     # A didChangeConfiguration without settings makes the server pull them again.
     editor.client.set_configuration({"maxIterations": 3}, section="rune")
