@@ -63,7 +63,7 @@ def _repeated(state: RunState, visible: str) -> bool:
     times)."""
     if state.block_notes == 0:
         return False
-    said = next((m.content for m in reversed(state.messages) if m.role == "assistant"), None)
+    said = last_answer(state)
     return said is not None and said.strip() == visible.strip()
 
 
@@ -87,7 +87,7 @@ def block_answer(state: RunState) -> BlockAnswer | None:
     turn = state.turn
     if not turn.from_block or not turn.pending:
         return None
-    said = next((m.content for m in reversed(state.messages) if m.role == "assistant"), "")
+    said = last_answer(state) or ""
     return BlockAnswer(said.strip(), tuple(change.edit_id for change in turn.pending))
 
 
@@ -142,5 +142,10 @@ async def _current(executor: ToolExecutor, target: str) -> str | None:
 
 def fixed_answer(state: RunState, report: CheckReport) -> str:
     """The answer of a run its check ended: the model's own words of the fixing turn."""
-    said = next((m.content for m in reversed(state.messages) if m.role == "assistant"), "")
+    said = last_answer(state) or ""
     return said.strip() or f"The check `{report.command}` passes after the change."
+
+
+def last_answer(state: RunState) -> str | None:
+    """The model's latest visible text in the history (None before its first answer)."""
+    return next((m.content for m in reversed(state.messages) if m.role == "assistant"), None)
