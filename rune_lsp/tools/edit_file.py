@@ -5,10 +5,10 @@ from __future__ import annotations
 import difflib
 
 from rune_lsp.lines import strip_copied_numbers
-from rune_lsp.loop.state import PreparedEdit
+from rune_lsp.loop.state import PreparedEdit, ToolOutcome
 from rune_lsp.text_clip import IN_LINE, clip
 from rune_lsp.tools.context import ToolContext
-from rune_lsp.tools.errors import AlreadyMade, ToolError
+from rune_lsp.tools.errors import ToolError
 from rune_lsp.tools.schemas import EditFileArgs
 from rune_lsp.tools.text import iter_lines
 
@@ -18,7 +18,10 @@ MAX_CONTEXT_LINES = 12
 
 def prepare_edit(
     ctx: ToolContext, args: EditFileArgs, *, call_id: str, edit_id: str, reason: str
-) -> PreparedEdit:
+) -> PreparedEdit | ToolOutcome:
+    """The change to review, or (`ok`, nothing to review) a change the file already holds:
+    `old_text` is gone and `new_text` is there once. Small models re-send the edit a code block
+    of theirs already made; refused, that tripped the breaker on a fixed file."""
     if not args.old_text:
         raise ToolError(
             "old_text is empty. edit_file replaces existing text; use write_file to create a "
@@ -42,9 +45,10 @@ def prepare_edit(
         old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
         positions = find_all(current, old)
     if not positions and new.strip() and len(made := find_all(current, new)) == 1:
-        raise AlreadyMade(
-            f"old_text was not found in {shown}, but new_text is there already (line "
-            f"{_line_of(current, made[0])}): that change is made. Nothing was changed."
+        return ToolOutcome(
+            status="ok",
+            content=f"old_text was not found in {shown}, but new_text is there already (line "
+            f"{_line_of(current, made[0])}): that change is made. Nothing was changed.",
         )
     if not positions:
         raise ToolError(_no_match(shown, current, args.old_text))

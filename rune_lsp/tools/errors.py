@@ -7,11 +7,6 @@ class ToolError(Exception):
     """A call that could not be carried out; its text tells the model what to do instead."""
 
 
-class AlreadyMade(ToolError):
-    """An edit whose result the file already holds: nothing to do, and not a failure (status
-    `ok`). Small models re-send an edit that a code block of theirs already made."""
-
-
 class ToolDenied(ToolError):
     """A call the rules forbid (status `denied`, not `failed`)."""
 

@@ -33,7 +33,7 @@ from rune_lsp.tools.changes import describe_change
 from rune_lsp.tools.context import ToolContext
 from rune_lsp.tools.documents import DocumentSource, SnapshotDocuments
 from rune_lsp.tools.edit_file import prepare_edit
-from rune_lsp.tools.errors import AlreadyMade, DocumentError, ToolDenied, ToolError
+from rune_lsp.tools.errors import DocumentError, ToolDenied, ToolError
 from rune_lsp.tools.list_dir import list_dir
 from rune_lsp.tools.read_file import read_file_at
 from rune_lsp.tools.rebase import rebase_edit
@@ -282,12 +282,9 @@ def _is_small(documents: DocumentSource, path: Path) -> bool:
 
 
 def _refusal(name: str, exc: ToolError | OSError) -> ToolOutcome:
-    """The outcome of a call that raised: denied for the rules, ok for a change already made,
-    failed for anything else."""
+    """The outcome of a call that raised: denied for the rules, failed for anything else."""
     if isinstance(exc, ToolDenied):
         return ToolOutcome(status="denied", content=str(exc))
-    if isinstance(exc, AlreadyMade):
-        return ToolOutcome(status="ok", content=str(exc))
     if isinstance(exc, ToolError):
         return _failed(str(exc))
     return _failed(f"{name} failed: {exc.strerror or exc}.")
