@@ -64,9 +64,10 @@ def without_copied_numbers(lines: list[str]) -> list[str] | None:
 def copied_numbers(lines: list[str]) -> list[int] | None:
     """The line numbers `lines` copied (one per non-blank line, in order) when every non-blank
     one has one (see `without_copied_numbers`), else None."""
-    if without_copied_numbers(lines) is None:
+    found = [_COPIED_NUMBER.match(line) for line in lines if line.strip()]
+    if not found or not all(found):
         return None
-    return [int(m.group(1)) for line in lines if (m := _COPIED_NUMBER.match(line))]
+    return [int(m.group(1)) for m in found if m is not None]
 
 
 def strip_copied_numbers(text: str) -> str | None:

@@ -179,9 +179,9 @@ class _Run:
         answered = block_answer(self.state) if self.checker is None else None
         await self.turn.resolve()
         await self.turn.close("not run")
-        ended = await self._check_edits() if landed_edits(self.state) != landed else None
-        if ended is None and answered is not None and answered.stands(self.state):
+        if answered is not None and answered.stands(self.state):  # no check: nothing to hear
             return await self._finish("completed", None, answered.text)
+        ended = await self._check_edits() if landed_edits(self.state) != landed else None
         return ended if ended is not None else await self._drive()
 
     async def _guarded(self, body: Callable[[], Awaitable[RunOutcome]]) -> RunOutcome:
