@@ -60,6 +60,15 @@ async def start(
     )
 
 
+async def paused_on_the_fix(then: str) -> tuple[AgentLoop, ScriptedModel, Paused]:
+    """A run paused on PROSE_FIX's proposal; `then` is the model's next answer, if asked."""
+    model = ScriptedModel.of(answer(PROSE_FIX), answer(then))
+    loop = AgentLoop(model, executor_with({"app.py": APP}), LoopConfig())
+    paused = await loop.run("Fix add.", run_id="r1", target="app.py")
+    assert isinstance(paused, Paused)
+    return loop, model, paused
+
+
 async def test_a_block_becomes_an_edit_file_proposal_that_waits_for_review() -> None:
     executor = executor_with({"app.py": APP})
     model = ScriptedModel.of(answer(PROSE_FIX), answer("Done."))
@@ -79,11 +88,7 @@ async def test_a_block_becomes_an_edit_file_proposal_that_waits_for_review() -> 
 
 
 async def test_an_applied_block_without_a_check_is_the_runs_answer() -> None:
-    executor = executor_with({"app.py": APP})
-    model = ScriptedModel.of(answer(PROSE_FIX), answer("unused: the answer stands"))
-    loop = AgentLoop(model, executor, LoopConfig())
-    paused = await loop.run("Fix add.", run_id="r1", target="app.py")
-    assert isinstance(paused, Paused)
+    loop, model, paused = await paused_on_the_fix("unused: the answer stands")
     approve_all(paused.state)
     finished = await loop.resume(paused.state)
 
@@ -98,11 +103,7 @@ async def test_an_applied_block_without_a_check_is_the_runs_answer() -> None:
 
 
 async def test_a_block_applied_in_part_goes_back_to_the_model() -> None:
-    executor = executor_with({"app.py": APP})
-    model = ScriptedModel.of(answer(PROSE_FIX), answer("Kept what you took."))
-    loop = AgentLoop(model, executor, LoopConfig())
-    paused = await loop.run("Fix add.", run_id="r1", target="app.py")
-    assert isinstance(paused, Paused)
+    loop, model, paused = await paused_on_the_fix("Kept what you took.")
     [change] = paused.state.turn.pending
     paused.state.turn.decide(change.edit_id, Landed(status="partial", detail="kept line 3"))
     finished = await loop.resume(paused.state)
@@ -112,11 +113,7 @@ async def test_a_block_applied_in_part_goes_back_to_the_model() -> None:
 
 
 async def test_a_rejected_block_is_told_as_rejected() -> None:
-    executor = executor_with({"app.py": APP})
-    model = ScriptedModel.of(answer(PROSE_FIX), answer("Left it."))
-    loop = AgentLoop(model, executor, LoopConfig())
-    paused = await loop.run("Fix add.", run_id="r1", target="app.py")
-    assert isinstance(paused, Paused)
+    loop, model, paused = await paused_on_the_fix("Left it.")
     reject_all(paused.state, "not like that")
     finished = await loop.resume(paused.state)
 
