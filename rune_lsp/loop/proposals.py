@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rune_lsp.answers.code.blocks import read_blocks
 from rune_lsp.interface import FirstTurn
-from rune_lsp.loop.blocks import read_blocks
 from rune_lsp.loop.ports import ToolExecutor
 from rune_lsp.loop.prompts import check_after_text, check_before_text, unchanged_text
 from rune_lsp.loop.state import CheckReport, Message, RawToolCall, RunState

@@ -26,7 +26,7 @@ MAX_QUOTED_LINE = 80
 #: How the prompt names the task's file; `task_file` reads it back.
 FILE_LABEL = "File: "
 #: How a fix is asked for. Small models (Qwen2.5-Coder 0.5B-1.5B) rarely call edit_file well but
-#: write a corrected function reliably; loop/blocks.py turns that block into a reviewed edit.
+#: write a corrected function reliably; answers/code/blocks.py makes that block a reviewed edit.
 #: Measured side by side on bench/effect (docs/performance.md, "Effect").
 #: Lower-case: it follows "Fix what still fails: " and the like; the task capitalises it.
 BLOCK_ASK = (

@@ -37,7 +37,7 @@ def cut_error(cut: TurnCut) -> str:
 
 def cut_notice(cut: TurnCut, *, blocks: bool = False) -> str:
     """What the model is told before its next turn; `blocks`: the run takes a code block as an
-    edit of its target (loop/blocks.py), so that is the shorter answer to ask for."""
+    edit of its target (answers/code/blocks.py), so that is the shorter answer to ask for."""
     advice = _BLOCK_ADVICE if blocks else _ADVICE
     if cut.reason == "repetition":
         return (

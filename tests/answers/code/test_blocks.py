@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rune_lsp.loop.blocks import BlockEdit, BlockReading, read_blocks
-from rune_lsp.loop.fences import fenced_blocks
+from rune_lsp.answers.code.blocks import BlockEdit, BlockReading, read_blocks
+from rune_lsp.answers.code.fences import fenced_blocks
 
 SHAPES = """import math
 

@@ -4,7 +4,7 @@ recorded for issue 16 on branch e-model): the code block they hold is read as th
 
 from __future__ import annotations
 
-from rune_lsp.loop.blocks import read_blocks
+from rune_lsp.answers.code.blocks import read_blocks
 
 PROG = (
     "def sum_to_n(n):\n"

@@ -29,9 +29,9 @@ from difflib import SequenceMatcher
 from itertools import pairwise
 from pathlib import PurePath
 
+from rune_lsp.answers.code.fences import fenced_blocks, speaks
+from rune_lsp.answers.code.outline import Definition, children, definitions, indent_of, top_level
 from rune_lsp.lines import copied_numbers, without_copied_numbers
-from rune_lsp.loop.fences import fenced_blocks, speaks
-from rune_lsp.loop.outline import Definition, children, definitions, indent_of, top_level
 
 #: Whole-file tier: the share of the file's non-blank lines the block must repeat.
 WHOLE_FILE_SHARE = 0.6
