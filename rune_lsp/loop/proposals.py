@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rune_lsp.answers.code.blocks import read_blocks
+from rune_lsp.answers.code.reading import read_code
 from rune_lsp.interface import FirstTurn
 from rune_lsp.loop.ports import ToolExecutor
 from rune_lsp.loop.prompts import check_after_text, check_before_text, unchanged_text
@@ -32,14 +32,16 @@ async def block_calls(
     current = await _current(executor, state.target)  # unreadable: the answer stands
     if current is None:
         return (), None
-    reading = read_blocks(visible, current, state.target)
-    if reading.edit is not None:
-        arguments = {
-            "path": state.target,
-            "old_text": reading.edit.old_text,
-            "new_text": reading.edit.new_text,
-        }
-        return (RawToolCall(name="edit_file", arguments=arguments),), None
+    reading = read_code(visible, {state.target: current}, state.target)
+    if reading.edits:
+        calls = tuple(
+            RawToolCall(
+                name="edit_file",
+                arguments={"path": e.path, "old_text": e.old_text, "new_text": e.new_text},
+            )
+            for e in reading.edits
+        )
+        return calls, None
     refusal = reading.refusal
     if reading.unchanged and state.check_fails_now:
         # Asked to make a failing check pass, it showed the code as it is (bench/effect,
