@@ -17,8 +17,9 @@ from typing import Any
 
 import httpx
 
-from rune_lsp.loop.fallback import protocol_prompt, render_for_text_protocol
-from rune_lsp.loop.prompts import system_text
+from rune_lsp.answers.calls.prompts import protocol_prompt
+from rune_lsp.loop.fallback import render_for_text_protocol
+from rune_lsp.answers.table import system_text
 from rune_lsp.loop.state import Message
 from rune_lsp.loop.task import FixTask
 from rune_lsp.providers.openai_wire import wire_message, wire_tool
@@ -86,7 +87,7 @@ def measure(base_url: str, *, transport: httpx.BaseTransport | None = None) -> P
     """Raises httpx.HTTPError when the server does not answer (`transport`: for tests)."""
     specs = [tool.spec for tool in TOOLS]
     wired = [wire_tool(spec) for spec in specs]
-    system = system_text()
+    system = system_text("tools")
     task = EXAMPLE.prompt()
     messages = [Message(role="system", content=system), Message(role="user", content=task)]
     root = base_url.rstrip("/").removesuffix("/v1")

@@ -39,7 +39,8 @@ def _adaptive(*steps: ModelTurn) -> ScriptedModel:
 
 async def test_prose_twice_moves_the_run_to_the_text_protocol(executor: FakeExecutor) -> None:
     model = _adaptive(PROSE, PROSE, TEXT_EDIT)
-    outcome = await AgentLoop(model, executor, LoopConfig()).run(TASK)
+    loop = AgentLoop(model, executor, LoopConfig(first_turn="tools"))
+    outcome = await loop.run(TASK, target="src/app.py")  # unreadable: its block proposes nothing
 
     assert isinstance(outcome, Paused)
     assert [p.tool for p in outcome.state.turn.pending] == ["edit_file"]

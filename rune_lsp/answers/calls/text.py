@@ -28,8 +28,6 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from rune_lsp.loop.state import RawToolCall
-
 _TAGGED = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _FUNCTION = re.compile(r"<function=([\w.\-]+)>(.*?)(?:</function>|\Z)", re.DOTALL)
 _PARAMETER = re.compile(
@@ -56,16 +54,25 @@ _CALL_START = re.compile(r'\s*\{\s*"name"\s*:\s*"([^"\\]*)"')
 
 
 @dataclass(frozen=True)
+class WrittenCall:
+    """A call as the answer wrote it: `name` and `arguments` are whatever the text held (a
+    broken one makes the call invalid when the loop normalises it, and its result says why)."""
+
+    name: Any = ""
+    arguments: Any = None
+
+
+@dataclass(frozen=True)
 class ParsedText:
     visible: str
-    calls: tuple[RawToolCall, ...]
+    calls: tuple[WrittenCall, ...]
 
 
 @dataclass(frozen=True)
 class _Span:
     start: int
     end: int
-    calls: tuple[RawToolCall, ...]
+    calls: tuple[WrittenCall, ...]
 
 
 class _Spans:
@@ -76,7 +83,7 @@ class _Spans:
         self.items: list[_Span] = []
         self._starts: list[int] = []
 
-    def add(self, start: int, end: int, calls: tuple[RawToolCall, ...]) -> bool:
+    def add(self, start: int, end: int, calls: tuple[WrittenCall, ...]) -> bool:
         """Adds the span unless it overlaps one found before (earlier forms take precedence)."""
         at = bisect.bisect_left(self._starts, start)
         if at > 0 and self.items[at - 1].end > start:
@@ -123,7 +130,7 @@ def _add_mistral(spans: _Spans, text: str, match: re.Match[str]) -> None:
         arguments, end = _decoder.raw_decode(text, match.end())
     except json.JSONDecodeError:
         return
-    spans.add(match.start(), end, (RawToolCall(name=match[1], arguments=arguments),))
+    spans.add(match.start(), end, (WrittenCall(name=match[1], arguments=arguments),))
 
 
 def _add_bare(spans: _Spans, text: str, offered: Collection[str] | None) -> None:
@@ -192,7 +199,7 @@ def _escape_inner_quotes(body: str) -> str:
     return "".join(out)
 
 
-def _call_from_block(body: str) -> RawToolCall:
+def _call_from_block(body: str) -> WrittenCall:
     """A tagged block is always a call; if its JSON is broken, the arguments say so."""
     body = body.strip()
     function = _FUNCTION.search(body)
@@ -202,24 +209,24 @@ def _call_from_block(body: str) -> RawToolCall:
         parsed = _loads(body)
     except json.JSONDecodeError:
         name = _NAME.search(body)
-        return RawToolCall(name=name.group(1) if name else "", arguments=body)
+        return WrittenCall(name=name.group(1) if name else "", arguments=body)
     call = _as_call(parsed, None, need_arguments=False)
     if call is None and isinstance(parsed, dict) and "name" in parsed:
         # The name as written, string or not: normalising pairs a bad one as invalid.
-        return RawToolCall(name=parsed["name"], arguments=parsed.get("arguments"))
-    return call if call is not None else RawToolCall(name="", arguments=body)
+        return WrittenCall(name=parsed["name"], arguments=parsed.get("arguments"))
+    return call if call is not None else WrittenCall(name="", arguments=body)
 
 
-def _function_call(name: str, body: str) -> RawToolCall:
+def _function_call(name: str, body: str) -> WrittenCall:
     """`<function=NAME>` with a JSON body, `<parameter=…>` pairs, or nothing."""
     body = body.strip()
     if body.startswith("{"):
         try:
-            return RawToolCall(name=name, arguments=_loads(body))
+            return WrittenCall(name=name, arguments=_loads(body))
         except json.JSONDecodeError:
-            return RawToolCall(name=name, arguments=body)
+            return WrittenCall(name=name, arguments=body)
     parameters = {key: _parameter_value(value) for key, value in _PARAMETER.findall(body)}
-    return RawToolCall(name=name, arguments=parameters if parameters or not body else body)
+    return WrittenCall(name=name, arguments=parameters if parameters or not body else body)
 
 
 def _parameter_value(value: str) -> str:
@@ -228,7 +235,7 @@ def _parameter_value(value: str) -> str:
     return value.removesuffix("\n").removesuffix("\r")
 
 
-def _calls_in(body: str, offered: Collection[str] | None) -> tuple[RawToolCall, ...]:
+def _calls_in(body: str, offered: Collection[str] | None) -> tuple[WrittenCall, ...]:
     """The calls a fenced block holds, when it holds nothing but calls. A block that starts
     as a call of an offered tool but is no valid JSON, even repaired, is that call with its
     text as arguments: the model meant a call, and its result says what to fix."""
@@ -243,7 +250,7 @@ def _calls_in(body: str, offered: Collection[str] | None) -> tuple[RawToolCall, 
     try:
         return _as_calls(_loads(body), offered)
     except json.JSONDecodeError:
-        return (RawToolCall(name=start[1], arguments=body),)
+        return (WrittenCall(name=start[1], arguments=body),)
 
 
 def _starts_with_json(body: str) -> bool:
@@ -254,9 +261,9 @@ def _starts_with_json(body: str) -> bool:
     return True
 
 
-def _json_calls(body: str, offered: Collection[str] | None) -> tuple[RawToolCall, ...]:
+def _json_calls(body: str, offered: Collection[str] | None) -> tuple[WrittenCall, ...]:
     """Calls from a sequence of JSON values that are all calls (one per line, say)."""
-    calls: list[RawToolCall] = []
+    calls: list[WrittenCall] = []
     position = 0
     while position < len(body):
         try:
@@ -272,7 +279,7 @@ def _json_calls(body: str, offered: Collection[str] | None) -> tuple[RawToolCall
     return tuple(calls)
 
 
-def _as_calls(value: Any, offered: Collection[str] | None) -> tuple[RawToolCall, ...]:
+def _as_calls(value: Any, offered: Collection[str] | None) -> tuple[WrittenCall, ...]:
     """A call object, or an array of nothing but call objects, as calls; else ()."""
     items = value if isinstance(value, list) else [value]
     calls = [_as_call(item, offered) for item in items]
@@ -283,7 +290,7 @@ def _as_calls(value: Any, offered: Collection[str] | None) -> tuple[RawToolCall,
 
 def _as_call(
     value: Any, offered: Collection[str] | None, *, need_arguments: bool = True
-) -> RawToolCall | None:
+) -> WrittenCall | None:
     if not isinstance(value, dict):
         return None
     function = value.get("function")
@@ -294,5 +301,5 @@ def _as_call(
         return None
     for key in ("arguments", "parameters"):
         if key in value:
-            return RawToolCall(name=name, arguments=value[key])
-    return None if need_arguments else RawToolCall(name=name, arguments=None)
+            return WrittenCall(name=name, arguments=value[key])
+    return None if need_arguments else WrittenCall(name=name, arguments=None)

@@ -15,9 +15,9 @@ import pytest
 
 from rune_lsp.loop import AgentLoop, LoopConfig
 from rune_lsp.loop.state import Finished, ModelTurn
-from rune_lsp.loop.text_calls import MAX_BARE_ATTEMPTS, parse_text_turn
+from rune_lsp.answers.calls.text import MAX_BARE_ATTEMPTS, parse_text_turn
 
-from .fakes import TOOL_NAMES, FakeExecutor, ScriptedModel, answer, assert_paired, read, turn
+from tests.loop.fakes import TOOL_NAMES, FakeExecutor, ScriptedModel, answer, assert_paired, read, turn
 
 QWEN_CODER_15B = (
     '```json\n{"name": "run_command", "arguments": {"command": "python -m pytest -q"}}\n```'
@@ -25,6 +25,11 @@ QWEN_CODER_15B = (
 PYTEST = ("run_command", {"command": "python -m pytest -q"})
 READ_APP = ("read_file", {"path": "app.py"})
 FIX_ADD = {"path": "app.py", "old_text": "    return a - b\n", "new_text": "    return a + b\n"}
+
+
+@pytest.fixture
+def executor() -> FakeExecutor:
+    return FakeExecutor()
 
 
 def _calls(text: str) -> list[tuple[str, object]]:
@@ -138,7 +143,7 @@ def test_a_call_beside_other_json_is_taken_and_the_rest_stays() -> None:
 
 def test_quotes_a_model_forgot_to_escape_are_repaired() -> None:
     # Recorded from Qwen2.5-Coder-1.5B: the docstring's triple quotes copied into old_text.
-    recorded = Path(__file__).parent / "fixtures" / "qwen2.5-coder-1.5b_coached_call.txt"
+    recorded = Path(__file__).parents[1] / "loop" / "fixtures" / "qwen2.5-coder-1.5b_coached_call.txt"
     [call] = parse_text_turn(recorded.read_text(), TOOL_NAMES).calls
     assert call.name == "edit_file"
     assert call.arguments["old_text"] == (
