@@ -97,7 +97,10 @@ class Case:
 
 
 def _agent(task: str) -> list[Message]:
-    return [Message(role="system", content=system_text("tools")), Message(role="user", content=task)]
+    return [
+        Message(role="system", content=system_text("tools")),
+        Message(role="user", content=task),
+    ]
 
 
 def _text_protocol(task: str) -> list[Message]:
