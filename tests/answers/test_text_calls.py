@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from rune_lsp.answers.calls.text import MAX_BARE_ATTEMPTS, parse_text_turn
 from rune_lsp.loop import AgentLoop, LoopConfig
 from rune_lsp.loop.state import Finished, ModelTurn
-from rune_lsp.answers.calls.text import MAX_BARE_ATTEMPTS, parse_text_turn
-
 from tests.loop.fakes import (
     TOOL_NAMES,
     FakeExecutor,

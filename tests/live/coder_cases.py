@@ -21,8 +21,8 @@ from typing import Literal
 from bench.effect.arms import BLIND, pasted_message
 from bench.effect.corpus import PROGRAM, load_tasks
 from rune_lsp.answers.calls.prompts import protocol_prompt
-from rune_lsp.loop.fallback import render_for_text_protocol
 from rune_lsp.answers.table import system_text
+from rune_lsp.loop.fallback import render_for_text_protocol
 from rune_lsp.loop.state import Message, ToolSpec
 from rune_lsp.loop.task import FixTask
 from rune_lsp.tools.catalog import TOOLS

@@ -5,8 +5,8 @@ See docs/interface.md#system-guidance.
 
 from __future__ import annotations
 
-from rune_lsp.loop import AgentLoop, LoopConfig
 from rune_lsp.answers.table import GUIDANCE_TAIL, system_text
+from rune_lsp.loop import AgentLoop, LoopConfig
 
 from .fakes import FakeExecutor, ScriptedModel, answer
 

@@ -135,8 +135,7 @@ async def test_a_cancel_while_a_big_answer_is_read_is_answered_before_the_read_e
     monkeypatch.setattr(answers_turn, "read_code", slow_read)
     model = ScriptedModel.of(answer(f"```python\n{FIXED}```"))
     task = asyncio.create_task(code_first(model, executor_with()))
-    while not entered.is_set():
-        await asyncio.sleep(0)
+    await asyncio.to_thread(entered.wait, 30)  # the read has begun in its thread
     task.cancel()
     outcome = await task
     read_still_running = not finished_reads

@@ -16,8 +16,8 @@ turns). Recognised, in order of precedence:
 
 A tagged call is always a call, whatever its name or however broken its JSON: the model meant
 one, and its result tells it what to repair. Broken JSON is never repaired by guessing (a
-docstring's triple quotes copied unescaped into a string, say): the call's result says it is no valid
-JSON, and the model writes it again. Untagged JSON is a call only when it names a tool
+docstring's triple quotes copied unescaped into a string, say): the call's result says it is
+no valid JSON, and the model writes it again. Untagged JSON is a call only when it names a tool
 the model was offered (`offered`) and has `arguments` or `parameters`; anything else stays text,
 so a JSON example or a config file in an answer is never run.
 """
