@@ -1,8 +1,9 @@
 """The reader table: per kind of turn, what the model is offered, which readers listen to its
 answer, and its system message. Nothing else decides these (docs/architecture.md#the-reader-table).
 
-- `code_first`: no tools (no schemas, no text protocol); code blocks read; `CODE_GUIDANCE`;
-  no corrective turns.
+- `code_first`: no tools (no schemas, no text protocol); code blocks read (and a native call,
+  should a server return one unasked; never a call written as text); `CODE_GUIDANCE`; no
+  corrective turns.
 - `tools`: the schemas (native tools) or the text protocol's prompt; native calls, calls
   written as text and code blocks read; `GUIDANCE`, ending with `GUIDANCE_TAIL`; corrective
   turns (loop/protocol_choice.py).
@@ -62,7 +63,9 @@ ROWS: dict[TurnKind, Row] = {
     "code_first": Row(
         "code_first",
         offers_tools=False,
-        readers=frozenset({"code"}),
+        # A native call needs tools offered; one a server returns anyway was still made by the
+        # model, so it is answered like any call. Calls written as text are not read here.
+        readers=frozenset({"native", "code"}),
         guidance=CODE_GUIDANCE,
         coaches=False,
     ),
