@@ -44,6 +44,9 @@ class Preamble:
     text_protocol: int  # what the text protocol's prompt adds instead (no native tools)
     task: int  # the task message's text
     per_tool: dict[str, int]  # each tool's schema alone, as the template prints it
+    #: The code-first turn's whole request (`firstTurn: code`, the default): its own system
+    #: message, the task, no tool schemas and no text protocol (answers/table.py).
+    code_first_request: int = 0
 
     @property
     def before_task(self) -> int:
@@ -57,7 +60,8 @@ class Preamble:
         return (
             f"rune-lsp's first request: {self.request} tokens, {self.before_task} before the "
             f"task (system prompt {self.system}, tool schemas {self.tools}; the text protocol "
-            f"instead of the schemas: {self.text_protocol})"
+            f"instead of the schemas: {self.text_protocol}); the code-first turn's request "
+            f"(no tools): {self.code_first_request}"
         )
 
 
@@ -96,6 +100,7 @@ def measure(base_url: str, *, transport: httpx.BaseTransport | None = None) -> P
         native = count.request(messages, wired)
         bare = count.request(messages, [])
         text = count.request(render_for_text_protocol(messages, protocol_prompt(specs)), [])
+        code_first = [Message(role="system", content=system_text("code_first")), messages[1]]
         return Preamble(
             request=native,
             system=count.text(system),
@@ -103,6 +108,7 @@ def measure(base_url: str, *, transport: httpx.BaseTransport | None = None) -> P
             text_protocol=text - bare,
             task=count.text(task),
             per_tool={s.name: count.text(json.dumps(w)) for s, w in zip(specs, wired, strict=True)},
+            code_first_request=count.request(code_first, []),
         )
 
 

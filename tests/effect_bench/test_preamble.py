@@ -51,6 +51,10 @@ def test_each_part_is_what_its_rendering_adds() -> None:
     # The text protocol goes into the system message instead of the schemas.
     assert counted.text_protocol == words(protocol_prompt([tool.spec for tool in TOOLS]))
     assert "tool schemas" in counted.summary() and str(counted.tools) in counted.summary()
+    # The code-first turn (the default first turn) sends its own shorter system message, the
+    # task, and nothing about tools.
+    assert counted.code_first_request == words(system_text("code_first")) + task + 5
+    assert counted.code_first_request < counted.request - tools
 
 
 def attempt(first: int, requests: int, prompt: int, fixed: bool) -> Attempt:
