@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rune_lsp.answers.code.reading import read_code
+from rune_lsp.answers.code.reading import named_paths, read_code
 from rune_lsp.interface import FirstTurn
 from rune_lsp.loop.ports import ToolExecutor
 from rune_lsp.loop.prompts import check_after_text, check_before_text, unchanged_text
@@ -32,7 +32,12 @@ async def block_calls(
     current = await _current(executor, state.target)  # unreadable: the answer stands
     if current is None:
         return (), None
-    reading = read_code(visible, {state.target: current}, state.target)
+    files = {state.target: current}
+    for path in named_paths(visible, state.target):  # a block labelled for another file
+        named = await _current(executor, path)  # unreadable: absent, and the block refused
+        if named is not None:
+            files[path] = named
+    reading = read_code(visible, files, state.target)
     if reading.edits:
         calls = tuple(
             RawToolCall(
