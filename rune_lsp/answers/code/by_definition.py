@@ -65,6 +65,11 @@ def whole_file(parsed: ParsedBlock, file: FileText, now: Outline) -> Replace | N
     if _has_placeholder(parsed.raw):
         return None
     filled = [i for i, line in enumerate(file.lines) if line.strip()]
+    if (
+        _filled(parsed.raw) < len(filled)
+        and parsed.raw[-1].strip() != file.lines[filled[-1]].strip()
+    ):
+        return None  # it stops before the file's end
     wanted = Counter(file.lines[i].strip() for i in filled)
     shown = Counter(line.strip() for line in parsed.raw if line.strip())
     if sum((wanted & shown).values()) < WHOLE_FILE_SHARE * len(filled):
@@ -125,6 +130,8 @@ class _Placer:
             return self.units(unit.children, list(target.children))
         if self.has_placeholder(unit, target):
             return Miss(prompts.placeholder(_label(unit)))
+        if self.cut_short(unit, target):
+            return Miss(prompts.cut_short(_label(unit)))
         return self.replace(unit, target)
 
     def target(self, unit: Definition, scope: list[Definition]) -> Definition | Miss:
@@ -153,11 +160,23 @@ class _Placer:
             return True
         return _has_placeholder(self.block.raw[unit.start : unit.end + 1])
 
+    def cut_short(self, unit: Definition, target: Definition) -> bool:
+        """The block stops before the definition's end: shorter than the file's, and ending on
+        another line (a fix that changes the last line and drops others is refused with it)."""
+        shown = _filled(self.block.raw[unit.header : unit.end + 1])
+        now = _filled(self.file.lines[target.header : target.end + 1])
+        if target.docstring is not None and unit.docstring is None:
+            now -= target.docstring[1] - target.docstring[0] + 1
+        last_shown, last_now = self.block.raw[unit.end], self.file.lines[target.end]
+        return shown < now and last_shown.strip() != last_now.strip()
+
     def partial(self, unit: Definition, target: Definition) -> bool:
         """The class is shown with some of its methods left out or standing in placeholders."""
         shown = {(c.kind, c.name) for c in unit.children}
         if any((c.kind, c.name) not in shown for c in target.children):
             return True
+        if len(unit.other_statements) < len(target.other_statements):
+            return True  # its attributes left out
         if any(c.empty_body for c in unit.children):
             return True
         own = set(range(unit.start, unit.end + 1))
@@ -176,12 +195,22 @@ class _Placer:
         lo = target.start if unit.decorated or not target.decorated else target.header
         kept = list(moved)
         if target.docstring is not None and unit.docstring is None and unit.body > unit.header:
-            at = unit.body - unit.start
             doc_lo, doc_hi = target.docstring
-            docstring = self.file.lines[doc_lo : doc_hi + 1]
-            if indent_of(kept[at]) == indent_of(docstring[0]):
-                kept[at:at] = docstring
+            if indent_of(kept[unit.body - unit.start]) == indent_of(self.file.lines[doc_lo]):
+                at = _header_end(kept, unit.header - unit.start, unit.body - unit.start) + 1
+                if kept[at].strip():  # with the blank lines after it, as in the file
+                    while doc_hi + 1 < target.end and not self.file.lines[doc_hi + 1].strip():
+                        doc_hi += 1
+                kept[at:at] = self.file.lines[doc_lo : doc_hi + 1]
         return [Replace(lo, target.end, tuple(kept))]
+
+
+def _header_end(lines: list[str], header: int, body: int) -> int:
+    """The last line of a definition's header: the last line before its body that is neither
+    blank nor a comment (a signature may span lines)."""
+    return max(
+        i for i in range(header, body) if lines[i].strip() and not lines[i].lstrip().startswith("#")
+    )
 
 
 def _label(unit: Definition) -> str:
@@ -237,6 +266,10 @@ def _decorators_above(file: FileText, header: int) -> int:
     while start > 0 and file.lines[start - 1].strip().startswith("@"):
         start -= 1
     return start
+
+
+def _filled(lines: list[str] | tuple[str, ...]) -> int:
+    return sum(1 for line in lines if line.strip())
 
 
 def _has_placeholder(lines: list[str]) -> bool:

@@ -90,11 +90,10 @@ def anchors(block: list[str], file: FileText, shown: str, python: bool) -> list[
     if not firsts or not lasts or lasts[0] < firsts[0]:
         return Miss(prompts.anchors_missing(shown))
     lo, hi = firsts[0], lasts[0]
-    if _likeness(list(file.lines[lo : hi + 1]), block) < ANCHOR_LIKENESS:
+    if not _alike(list(file.lines[lo : hi + 1]), block):
         return Miss(prompts.anchors_unlike(lo + 1, hi + 1, shown))
     move = _width(file.lines[lo]) - _width(block[0])
-    if move and python and any('"""' in line or "'''" in line for line in block):
-        # A string's lines may sit at any depth: moved with the code they might change it.
+    if move and python and _loose_lines(block):
         return Miss(prompts.anchors_shifted(shown))
     moved = _moved(block, move)
     if moved is None or _width(moved[-1]) != _width(file.lines[hi]):
@@ -108,8 +107,9 @@ def by_numbers(
     """The lines the block numbers (Qwen2.5-Coder 1.5B answered a failing test with
     "```\\n    8 |         self.count += 1\\n```", bench/effect task 31_counter), when it
     numbers each of its lines consecutively within the file, each keeps the indentation of the
-    line it numbers, and no lines a few above or below read more like the block: a miscounted
-    number is refused, not followed."""
+    line it numbers, and those lines read more like the block than the lines a few above or
+    below: a miscounted number is refused, not followed (and so is a number among lines that
+    read alike: the text cannot confirm it)."""
     lo = numbers[0] - 1
     hi = lo + len(block) - 1
     if len(numbers) != len(block) or numbers != list(range(lo + 1, hi + 2)) or lo < 0:
@@ -125,9 +125,24 @@ def by_numbers(
         for offset in range(-NUMBERS_WINDOW, NUMBERS_WINDOW + 1)
         if offset and lo + offset >= 0 and lo + offset + len(block) <= len(file)
     ]
-    if here < ANCHOR_LIKENESS or any(other > here for other in others):
+    if here < ANCHOR_LIKENESS or any(other >= here for other in others):
         return Miss(prompts.numbers_disagree(shown))
     return [Replace(lo, hi, tuple(block))]
+
+
+def _loose_lines(block: list[str]) -> bool:
+    """Whether some lines of a Python block may sit at a depth of their own, so that moving the
+    block as one piece could move them wrongly: a multi-line string's lines, or a comment or a
+    closing bracket as shallow as the block's shallowest line (a column-0 comment inside a
+    function, the `):` of a signature)."""
+    if any('"""' in line or "'''" in line for line in block):
+        return True
+    shallowest = min(_width(line) for line in block if line.strip())
+    return any(
+        line.lstrip()[:1] in ("#", ")", "]", "}") and _width(line) == shallowest
+        for line in block
+        if line.strip()
+    )
 
 
 def _token_likeness(tokens: list[Counter[str]], file: FileText, lo: int) -> float:
@@ -144,11 +159,14 @@ def _dice(a: Counter[str], b: Counter[str]) -> float:
     return 2 * sum((a & b).values()) / total if total else 1.0
 
 
-def _likeness(now: list[str], block: list[str]) -> float:
-    return _dice(
-        Counter(line.strip() for line in now if line.strip()),
-        Counter(line.strip() for line in block if line.strip()),
-    )
+def _alike(now: list[str], block: list[str]) -> bool:
+    """The lines between the anchors read like the block, and the block drops few of them: an
+    anchor that is a changed line equal to another one would otherwise swallow the lines
+    between them."""
+    had = Counter(line.strip() for line in now if line.strip())
+    shown = Counter(line.strip() for line in block if line.strip())
+    dropped = sum((had - shown).values())
+    return _dice(had, shown) >= ANCHOR_LIKENESS and dropped <= max(2, sum(had.values()) // 4)
 
 
 def _repeated_share(block: list[str], file: list[str]) -> float:

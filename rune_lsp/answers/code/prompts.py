@@ -42,6 +42,10 @@ def placeholder(label: str) -> str:
     return f"{label} leaves code out with a placeholder (a `...` or `# ... unchanged` line)"
 
 
+def cut_short(label: str) -> str:
+    return f"{label} stops before its end"
+
+
 def loose_indentation(label: str) -> str:
     return (
         f"{label} is indented differently from the file and has a line no deeper than its "

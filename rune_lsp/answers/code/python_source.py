@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 import warnings
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -29,7 +31,7 @@ class Definition:
     end: int  # the last line of the last body statement
     docstring: tuple[int, int] | None  # the docstring's lines
     children: tuple[Definition, ...]  # definitions directly in its body
-    other_statements: tuple[str, ...]  # its other body statements, as `ast.dump`
+    other_statements: tuple[str, ...]  # its other body statements' code (see `_text`)
     ellipses: int  # `...` statements anywhere inside it (a stub's body, or a placeholder)
     empty_body: bool  # its body is only `...` and `pass` statements (and a docstring)
 
@@ -71,9 +73,14 @@ def outline(lines: list[str]) -> Outline | None:
         module = _parse("\n".join(lines))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+    ellipses = sorted(s.lineno - 1 for s in _statements(module.body) if _is_ellipsis(s))
     statements = [s for s in module.body if not isinstance(s, _DEFINITIONS)]
     return Outline(
-        tuple(_definition(node) for node in module.body if isinstance(node, _DEFINITIONS)),
+        tuple(
+            _definition(node, lines, ellipses)
+            for node in module.body
+            if isinstance(node, _DEFINITIONS)
+        ),
         len(statements),
     )
 
@@ -84,39 +91,57 @@ def _parse(text: str) -> ast.Module:
         return ast.parse(text)
 
 
-def _definition(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> Definition:
+def _definition(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
+    lines: list[str],
+    ellipses: list[int],
+) -> Definition:
     header = node.lineno - 1
     start = min([header, *(d.lineno - 1 for d in node.decorator_list)])
+    end = (node.end_lineno or node.lineno) - 1
     docstring = None
     first = node.body[0]
     if ast.get_docstring(node, clean=False) is not None:
         docstring = (first.lineno - 1, (first.end_lineno or first.lineno) - 1)
     body = [s for s in node.body if not (docstring and s is first)]
-    ellipses = sum(
-        1
-        for inner in ast.walk(node)
-        if isinstance(inner, ast.Expr)
-        and isinstance(inner.value, ast.Constant)
-        and inner.value.value is Ellipsis
-    )
     return Definition(
         kind="class" if isinstance(node, ast.ClassDef) else "def",
         name=node.name,
         start=start,
         header=header,
         body=first.lineno - 1,
-        end=(node.end_lineno or node.lineno) - 1,
+        end=end,
         docstring=docstring,
-        children=tuple(_definition(s) for s in node.body if isinstance(s, _DEFINITIONS)),
-        other_statements=tuple(ast.dump(s) for s in body if not isinstance(s, _DEFINITIONS)),
-        ellipses=ellipses,
-        empty_body=all(_is_filler(s) for s in body),
+        children=tuple(
+            _definition(s, lines, ellipses) for s in node.body if isinstance(s, _DEFINITIONS)
+        ),
+        other_statements=tuple(_text(s, lines) for s in body if not isinstance(s, _DEFINITIONS)),
+        ellipses=bisect_right(ellipses, end) - bisect_left(ellipses, header),
+        empty_body=all(isinstance(s, ast.Pass) or _is_ellipsis(s) for s in body),
     )
 
 
-def _is_filler(statement: ast.stmt) -> bool:
-    if isinstance(statement, ast.Pass):
-        return True
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement in `body`, nested ones included (expressions are not visited)."""
+    stack = list(body)
+    while stack:
+        statement = stack.pop()
+        yield statement
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for inner in getattr(statement, name, ()):
+                if isinstance(inner, ast.stmt):
+                    stack.append(inner)
+                else:  # an except handler or a match case: its body
+                    stack.extend(getattr(inner, "body", ()))
+
+
+def _text(statement: ast.stmt, lines: list[str]) -> str:
+    """A statement's code, its lines stripped and joined."""
+    end = statement.end_lineno or statement.lineno
+    return "\n".join(line.strip() for line in lines[statement.lineno - 1 : end])
+
+
+def _is_ellipsis(statement: ast.stmt) -> bool:
     return (
         isinstance(statement, ast.Expr)
         and isinstance(statement.value, ast.Constant)

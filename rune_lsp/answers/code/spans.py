@@ -41,33 +41,50 @@ class FileText:
         return len(self.lines)
 
     def spliced(self, replaces: list[Replace]) -> str:
-        """The text with each replacement made (in file order, none overlapping). New lines end
-        as the first line they replace does (or the line before an insertion), the last one as
-        the last line replaced: a `\\r` file stays a `\\r` file, a mixed one keeps its mix."""
+        """The text with each replacement made (in file order, none overlapping)."""
         out: list[str] = []
         at = 0
         for replace in replaces:
-            out.extend(
-                a + b
-                for a, b in zip(
-                    self.lines[at : replace.lo], self.ends[at : replace.lo], strict=True
-                )
-            )
+            out.extend(self._kept(at, replace.lo))
             out.extend(self._ended(replace))
             at = replace.hi + 1
-        out.extend(a + b for a, b in zip(self.lines[at:], self.ends[at:], strict=True))
+        out.extend(self._kept(at, len(self)))
         return "".join(out)
 
+    def _kept(self, lo: int, hi: int) -> list[str]:
+        return [a + b for a, b in zip(self.lines[lo:hi], self.ends[lo:hi], strict=True)]
+
     def _ended(self, replace: Replace) -> list[str]:
-        if not replace.lines:
-            return []
-        if replace.hi >= replace.lo:
-            first, last = self.ends[replace.lo], self.ends[replace.hi]
-        else:  # an insertion: it takes the ending of the line before it
-            first = last = self.eol(replace.lo - 1)
-        first = first or self.eol(len(self) - 1)
-        ended = [line + first for line in replace.lines[:-1]]
-        return [*ended, replace.lines[-1] + last]
+        """A replacement's lines with their endings. The lines it leaves alike at its start and
+        end (trailing spaces aside) stay byte for byte, endings included; the others end as the
+        first line they replace does (or the line before): a `\r` file stays a `\r` file, a
+        mixed one keeps its mix."""
+        old, new = self.lines[replace.lo : replace.hi + 1], replace.lines
+        head = 0
+        while head < min(len(old), len(new)) and old[head].rstrip() == new[head].rstrip():
+            head += 1
+        tail = 0
+        while (
+            tail < min(len(old), len(new)) - head
+            and old[-1 - tail].rstrip() == new[-1 - tail].rstrip()
+        ):
+            tail += 1
+        middle = list(new[head : len(new) - tail])
+        first = replace.lo + head  # the first old line the middle replaces
+        ending = self.ends[first] if first < replace.hi + 1 - tail else ""
+        ending = ending or self.eol(first - 1)
+        ended = [line + ending for line in middle]
+        if ended and not tail and old:  # the last line replaced: its own ending (maybe none)
+            ended[-1] = middle[-1] + self.ends[replace.hi]
+        out = [
+            *self._kept(replace.lo, first),
+            *ended,
+            *self._kept(replace.hi + 1 - tail, replace.hi + 1),
+        ]
+        for index in range(len(out) - 1):  # a kept last line of the file, now followed
+            if out[index] == strip_terminator(out[index]):
+                out[index] += self.eol(replace.lo - 1)
+        return out
 
     def eol(self, index: int) -> str:
         """The ending of line `index`, or the file's first ending when it has none."""

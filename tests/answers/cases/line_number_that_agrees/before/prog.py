@@ -2,5 +2,5 @@ def clamp(value, low, high):
     if value < low:
         return low
     if value > high:
-        return low
+        return high - 1
     return value
