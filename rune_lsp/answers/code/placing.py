@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from rune_lsp.answers.code import by_text
 from rune_lsp.answers.code.by_definition import by_definitions, by_headers, parse_block, whole_file
 from rune_lsp.answers.code.by_text import Miss
-from rune_lsp.answers.code.python_source import Outline
 from rune_lsp.answers.code.spans import FileText, Replace
 from rune_lsp.lines import copied_numbers, without_copied_numbers
 
@@ -41,9 +40,8 @@ class Block:
         return cls(body, numbers)
 
 
-def place(block: Block, file: FileText, python: Outline | bool, shown: str) -> list[Replace] | Miss:
-    """Where `block` goes in `file`; `python` is the file's outline when it is Python that
-    parses, True when it is Python that does not, False for another language."""
+def place(block: Block, file: FileText, python: bool, shown: str) -> list[Replace] | Miss:
+    """Where `block` goes in `file` (`python`: the file is Python)."""
     lines = block.lines
     there = by_text.quoted(lines, file)
     if there is not None:
@@ -55,20 +53,22 @@ def place(block: Block, file: FileText, python: Outline | bool, shown: str) -> l
 
 
 def _by_structure(
-    lines: list[str], file: FileText, python: Outline | bool, shown: str
+    lines: list[str], file: FileText, python: bool, shown: str
 ) -> list[Replace] | Miss:
-    if not isinstance(python, Outline):
-        whole = by_text.whole_text(lines, file)
-        if whole is not None:
-            return [whole]
-        parsed = parse_block(lines) if python else None
-        if parsed is not None and parsed.outline.definitions:
-            return by_headers(parsed, file, shown)
-        return by_text.anchors(lines, file, shown, python)
-    parsed = parse_block(lines)
-    if parsed is None or not parsed.outline.definitions:
-        return by_text.anchors(lines, file, shown, True)
-    whole = whole_file(parsed, file, python)
+    parsed = parse_block(lines) if python and _defines(lines) else None
+    if parsed is not None and parsed.outline.definitions:
+        now = file.outline  # parsed only here: a block that defines nothing needs no outline
+        if now is not None:
+            whole = whole_file(parsed, file, now)
+            return [whole] if whole is not None else by_definitions(parsed, file, now, shown)
+    whole = by_text.whole_text(lines, file)
     if whole is not None:
         return [whole]
-    return by_definitions(parsed, file, python, shown)
+    if parsed is not None and parsed.outline.definitions:
+        return by_headers(parsed, file, shown)
+    return by_text.anchors(lines, file, shown, python)
+
+
+def _defines(lines: list[str]) -> bool:
+    """Whether a line may start a definition (the block is parsed only then)."""
+    return any(line.lstrip().startswith(("def ", "class ", "async ", "@")) for line in lines)

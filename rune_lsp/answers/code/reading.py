@@ -30,7 +30,7 @@ from rune_lsp.answers.code import prompts
 from rune_lsp.answers.code.by_text import Miss
 from rune_lsp.answers.code.fences import Fence, fenced_blocks, speaks
 from rune_lsp.answers.code.placing import Block, place
-from rune_lsp.answers.code.python_source import outline, parse_error
+from rune_lsp.answers.code.python_source import parse_error
 from rune_lsp.answers.code.spans import FileText, Replace, disjoint, minimal_edit
 
 
@@ -133,12 +133,11 @@ class _FileReading:
     def of(cls, path: str, current: str, blocks: list[Block]) -> _FileReading:
         file = FileText.of(current)
         python = PurePosixPath(path).suffix.lower() in (".py", ".pyi")
-        now = (outline(list(file.lines)) or True) if python else False
         shown = PurePosixPath(path).name
         placements: list[list[Replace]] = []
         misses: list[Miss] = []
         for block in blocks:
-            placed = place(block, file, now, shown)
+            placed = place(block, file, python, shown)
             if isinstance(placed, Miss):
                 misses.append(placed)
             else:

@@ -4,8 +4,10 @@ that makes them: every line outside the replaced spans is kept byte for byte."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import pairwise
 
+from rune_lsp.answers.code.python_source import Outline, outline
 from rune_lsp.lines import split_lines, strip_terminator
 
 
@@ -39,6 +41,11 @@ class FileText:
 
     def __len__(self) -> int:
         return len(self.lines)
+
+    @cached_property
+    def outline(self) -> Outline | None:
+        """The file's Python outline (None when it does not parse), parsed when first asked."""
+        return outline(list(self.lines))
 
     def spliced(self, replaces: list[Replace]) -> str:
         """The text with each replacement made (in file order, none overlapping)."""
