@@ -161,8 +161,11 @@ class _Placer:
         return _has_placeholder(self.block.raw[unit.start : unit.end + 1])
 
     def cut_short(self, unit: Definition, target: Definition) -> bool:
-        """The block stops before the definition's end: shorter than the file's, and ending on
-        another line (a fix that changes the last line and drops others is refused with it)."""
+        """The block stops before the definition's end: shorter than the file's, ending on
+        another line, and not on a `return` or `raise` (after which nothing would run: a fix
+        like `return sorted(scores)` for two lines, bench/effect 10_ranked, is whole)."""
+        if unit.exits:
+            return False
         shown = _filled(self.block.raw[unit.header : unit.end + 1])
         now = _filled(self.file.lines[target.header : target.end + 1])
         if target.docstring is not None and unit.docstring is None:

@@ -34,6 +34,7 @@ class Definition:
     other_statements: tuple[str, ...]  # its other body statements' code (see `_text`)
     ellipses: int  # `...` statements anywhere inside it (a stub's body, or a placeholder)
     empty_body: bool  # its body is only `...` and `pass` statements (and a docstring)
+    exits: bool  # its body ends in a `return` or `raise`: nothing after it would run
 
     @property
     def decorated(self) -> bool:
@@ -118,6 +119,7 @@ def _definition(
         other_statements=tuple(_text(s, lines) for s in body if not isinstance(s, _DEFINITIONS)),
         ellipses=bisect_right(ellipses, end) - bisect_left(ellipses, header),
         empty_body=all(isinstance(s, ast.Pass) or _is_ellipsis(s) for s in body),
+        exits=isinstance(node.body[-1], ast.Return | ast.Raise),
     )
 
 
