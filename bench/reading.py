@@ -14,11 +14,11 @@ from __future__ import annotations
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.edits import timed
 from bench.results import Row, Section, table
 from bench.stats import Summary
 from rune_lsp.answers.code.reading import read_code
@@ -60,17 +60,6 @@ def whole_file_answer(lines: int) -> tuple[str, str]:
     file = "\n".join(out) + "\n"
     fixed = file.replace("    return total - b\n", "    return total + b\n", 1)
     return file, f"```python\n{fixed}```\n"
-
-
-def timed(action: Callable[[], object], repeats: int) -> tuple[list[float], list[float]]:
-    """Wall and CPU milliseconds of `repeats` calls."""
-    wall, cpu = [], []
-    for _ in range(repeats):
-        started, started_cpu = time.perf_counter(), time.thread_time()
-        action()
-        cpu.append((time.thread_time() - started_cpu) * 1000)
-        wall.append((time.perf_counter() - started) * 1000)
-    return wall, cpu
 
 
 def reading_rows(name: str, file: str, answer: str, target_ms: float, repeats: int) -> list[Row]:
