@@ -29,6 +29,7 @@ from bench import (
     importtime,
     loop_overhead,
     memory,
+    reading,
     responsiveness,
     review_open,
     startup,
@@ -76,6 +77,7 @@ SECTIONS = (
     "edits",
     "responsiveness",
     "review",
+    "reading",
 )
 PERFORMANCE_DOC = Path(__file__).resolve().parent.parent / "docs" / "performance.md"
 
@@ -168,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     if "review" in chosen:
         sections.append(guarded("6b review open", lambda: review_open.run(plan.code_actions)))
+    if "reading" in chosen:
+        sections.append(guarded("7 reading", lambda: reading.run(args.quick)))
     elapsed = time.perf_counter() - started
 
     info = machine()

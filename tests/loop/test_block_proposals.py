@@ -263,3 +263,28 @@ def test_an_unknown_first_turn_is_a_typed_config_error() -> None:
     expected = "first_turn must be one of code, tools, got 'blocks'"
     with pytest.raises(LoopConfigError, match=expected):
         LoopConfig(first_turn="blocks")  # type: ignore[arg-type]
+
+
+async def test_a_block_for_another_file_is_an_edit_of_that_file() -> None:
+    # Issue 24 item 7: a block labelled for utils.py is proposed for utils.py (its own sandbox
+    # check and review), never written into the target.
+    utils = "def double(x):\n    return x + x + x\n"
+    executor = executor_with({"app.py": APP, "utils.py": utils})
+    labelled = "```python title=utils.py\ndef double(x):\n    return x * 2\n```"
+    outcome = await start(ScriptedModel.of(answer(labelled), answer("Done.")), executor)
+
+    assert isinstance(outcome, Paused)
+    [change] = outcome.state.turn.pending
+    assert isinstance(change, PreparedEdit) and change.path.endswith("/utils.py")
+    assert (change.old_text, change.new_text) == ("    return x + x + x", "    return x * 2")
+
+
+async def test_a_block_for_a_file_that_cannot_be_read_is_refused_naming_it() -> None:
+    executor = executor_with({"app.py": APP})
+    labelled = "```python title=utils.py\ndef double(x):\n    return x * 2\n```"
+    model = ScriptedModel.of(answer(labelled), answer("Done."))
+    outcome = await start(model, executor)
+
+    assert executor.prepared == []
+    assert "utils.py, which could not be read" in model.calls[1].messages[-1].content
+    assert isinstance(outcome, Finished)

@@ -1,10 +1,23 @@
-"""Fenced code blocks in a model's answer, and which file's language a block can be."""
+"""Fenced code blocks in a model's answer, the file a block names, and which file's language a
+block can be. The one fence parser of rune-lsp.
+
+Fences follow CommonMark (https://spec.commonmark.org/0.31.2/#fenced-code-blocks): an opening
+run of at least three backticks or tildes, an info string (for backticks, one without a
+backtick), content lines, and a closing run of the same character at least as long with nothing
+after it but spaces. Two departures, both for model answers: a fence may be indented by any
+amount (models nest blocks in list items; the opening fence's indentation is removed from the
+content lines, as CommonMark does for up to three spaces), and an unclosed block is dropped
+rather than running to the end of the text (an answer cut mid-block proposes nothing).
+Every step is a string operation on one line: reading is linear in the answer's length.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from pathlib import PurePath
+
+from rune_lsp.lines import line_texts
 
 _PYTHON = frozenset({"python", "py", "python3", "py3"})
 #: Fence tags that name a file's language, by suffix. Untagged blocks fit any file.
@@ -22,36 +35,100 @@ LANGUAGE_TAGS: dict[str, frozenset[str]] = {
     ".rb": frozenset({"ruby", "rb"}),
     ".sh": frozenset({"sh", "bash", "shell", "zsh"}),
 }
-_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*$")
+#: A relative file path as models write it after a tag or in a first-line comment.
+_PATH = r"[\w.][\w./-]*\.\w+"
+#: `title=utils.py`, `file="utils.py"`, `filename: utils.py` in an info string.
+_INFO_PATH = re.compile(rf"""(?:title|file|filename|path)\s*[=:]\s*["']?({_PATH})["']?""", re.I)
+#: `python:utils.py` (the tag and the path in one word).
+_TAG_PATH = re.compile(rf"^\w+:({_PATH})$")
+#: A first line that only names a file: `# utils.py`, `# file: pkg/utils.py`, `// app.js`.
+_LABEL = re.compile(rf"^(?:#|//)\s*(?:(?:file|filename|path)\s*:\s*)?({_PATH})\s*$", re.I)
+#: Longer info strings and first lines name no file (and are not searched: reading stays linear).
+_NAMING_LENGTH = 300
 
 
 @dataclass(frozen=True)
 class Fence:
+    """One closed fenced block: its tag, its content lines (without line endings, without the
+    label line that named its file) and the path it names, if any."""
+
     tag: str  # the info string's first word, lower case ("" when untagged)
     lines: tuple[str, ...]
+    named: str | None = None  # the file the info string or a first-line label names
 
 
 def fenced_blocks(text: str) -> list[Fence]:
-    """Every closed fenced block; an unclosed one (a cut stream) is not a proposal."""
+    """Every closed fenced block of `text`, in order; an unclosed one is not a proposal."""
     found: list[Fence] = []
-    lines = text.split("\n")
+    lines = line_texts(text)
     index = 0
     while index < len(lines):
-        opened = _OPEN.match(lines[index].rstrip())
+        opening = _opening(lines[index])
         index += 1
-        if opened is None:
+        if opening is None:
             continue
-        fence, tag = opened.group(1), opened.group(2).lower()
+        indent, fence, info = opening
         body: list[str] = []
         while index < len(lines):
-            line = lines[index].rstrip()
+            line = lines[index]
             index += 1
-            stripped = line.strip()
-            if stripped and set(stripped) == {fence[0]} and len(stripped) >= len(fence):
-                found.append(Fence(tag, tuple(body)))
+            if _closes(line, fence):
+                found.append(_fence(info, body))
                 break
-            body.append(line)
+            body.append(_unindented(line, indent))
     return found
+
+
+def _opening(line: str) -> tuple[int, str, str] | None:
+    """(indentation, fence run, info string) when `line` opens a fence."""
+    stripped = line.lstrip(" \t")
+    if not stripped.startswith(("```", "~~~")):
+        return None
+    char = stripped[0]
+    run = len(stripped) - len(stripped.lstrip(char))
+    info = stripped[run:].strip()
+    if char == "`" and "`" in info:
+        return None  # CommonMark: an info string after backticks holds no backtick
+    return len(line) - len(stripped), char * run, info
+
+
+def _closes(line: str, fence: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith(fence) and not stripped.lstrip(fence[0])
+
+
+def _unindented(line: str, indent: int) -> str:
+    """`line` without up to `indent` leading spaces (the opening fence's indentation)."""
+    width = len(line) - len(line.lstrip(" "))
+    return line[min(width, indent) :]
+
+
+def _fence(info: str, body: list[str]) -> Fence:
+    words = info.split()
+    tag = words[0].lower() if words else ""
+    named = _named_by_info(info) if len(info) <= _NAMING_LENGTH else None
+    first = next((i for i, line in enumerate(body) if line.strip()), None)
+    if first is not None and len(body[first]) <= _NAMING_LENGTH:
+        label = _LABEL.match(body[first].strip())
+        if label is not None and (named is None or PurePath(label.group(1)) == PurePath(named)):
+            named = label.group(1)
+            del body[: first + 1]
+    if named is not None and tag == named.lower():
+        tag = ""  # ```utils.py: the path is the whole tag
+    return Fence(tag, tuple(line.rstrip() for line in body), named)
+
+
+def _named_by_info(info: str) -> str | None:
+    in_info = _INFO_PATH.search(info)
+    if in_info is not None:
+        return in_info.group(1)
+    word = info.split()[0] if info.split() else ""
+    joined = _TAG_PATH.match(word)
+    if joined is not None:
+        return joined.group(1)
+    if re.fullmatch(_PATH, word) and PurePath(word).suffix.lower() in LANGUAGE_TAGS:
+        return word  # ```utils.py
+    return None
 
 
 def speaks(tag: str, path: str) -> bool:
@@ -61,4 +138,5 @@ def speaks(tag: str, path: str) -> bool:
     pure = PurePath(path)
     if tag == pure.name.lower():  # ```app.py
         return True
+    tag = tag.split(":", 1)[0]  # ```python:utils.py
     return tag in LANGUAGE_TAGS.get(pure.suffix.lower(), frozenset({pure.suffix.lstrip(".")}))

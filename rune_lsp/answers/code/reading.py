@@ -1,17 +1,37 @@
 """The code-block reader's one entry point: an answer's fenced blocks as edits of files.
 
-`read_code` is what the rest of rune-lsp calls; how a block is placed lives behind it
-(`blocks.py` today). `files` holds the current text of every file the caller could read among
-the target and `named_paths(answer, target)`; a reading names the file of each edit, so a block
-written for another file goes through that file's own sandbox check and review.
+Small local models asked to fix code mostly answer without a tool call, with the corrected
+function in a fenced block. `read_code` places each block in the file it is code of (the
+target, or the file its info string or first-line label names: ```` ```python title=utils.py
+````, `# file: pkg/utils.py`) exactly, or refuses with a reason the model can act on
+(`prompts.py`); it never guesses. How one block is placed is `placing.py`; here the blocks of
+an answer are put together:
+
+- blocks tagged for another language, and unclosed blocks, are not read;
+- when several blocks show the same lines, the last one counts (the buggy code quoted before
+  the fix leaves the fix standing; the old code quoted after a fix landed proposes no revert);
+- two blocks that change the same lines differently, a block that fits more than one place, a
+  block for a file the caller could not read, or a result that would not parse (a Python file
+  that did not parse before must gain no new syntax error) refuse the whole answer;
+- blocks that place nowhere are usage examples when another block placed, else refused.
+
+Each file gets one `FileEdit`: the changed lines of its current text, widened with context
+until unique; every other line is kept byte for byte, line endings included.
+Pure: the caller supplies the current text of the target and of `named_paths(answer, target)`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
-from rune_lsp.answers.code.blocks import read_blocks
+from rune_lsp.answers.code import prompts
+from rune_lsp.answers.code.by_text import Miss
+from rune_lsp.answers.code.fences import Fence, fenced_blocks, speaks
+from rune_lsp.answers.code.placing import Block, place
+from rune_lsp.answers.code.python_source import parse_error
+from rune_lsp.answers.code.spans import FileText, Replace, disjoint, minimal_edit
 
 
 @dataclass(frozen=True)
@@ -33,16 +53,142 @@ class CodeReading:
 
 
 def named_paths(answer: str, target: str) -> tuple[str, ...]:
-    """Files other than `target` that the answer's blocks say they are code of, in order.
-    None yet: every block is read as code of the target."""
-    del answer, target
-    return ()
+    """Files other than `target` that the answer's blocks say they are code of, in order: the
+    caller reads those it can and passes them to `read_code`."""
+    found: dict[str, None] = {}
+    for fence in fenced_blocks(answer):
+        if fence.named is not None:
+            candidates = _candidates(fence.named, target)
+            if target not in candidates:
+                found.update(dict.fromkeys(candidates))
+    return tuple(found)
 
 
 def read_code(answer: str, files: Mapping[str, str], target: str) -> CodeReading:
-    """The edits `answer`'s code blocks propose; `files[target]` is the target's current text."""
-    reading = read_blocks(answer, files[target], target)
-    edits: tuple[FileEdit, ...] = ()
-    if reading.edit is not None:
-        edits = (FileEdit(target, reading.edit.old_text, reading.edit.new_text),)
-    return CodeReading(edits=edits, refusal=reading.refusal, unchanged=reading.unchanged)
+    """The edits `answer`'s code blocks propose; `files[target]` is the target's current text,
+    and `files` holds whichever of `named_paths(answer, target)` the caller could read."""
+    by_path: dict[str, list[Block]] = {}
+    for fence in fenced_blocks(answer):
+        path = _path_of(fence, files, target)
+        if isinstance(path, _Refused):
+            return CodeReading(refusal=prompts.refusal(path.reason, target))
+        block = Block.of(fence.lines)
+        if not speaks(fence.tag, path) or not block.lines:
+            continue
+        if path not in files:
+            return CodeReading(refusal=prompts.refusal(prompts.unreadable(path), target))
+        by_path.setdefault(path, []).append(block)
+    readings = [_FileReading.of(path, files[path], blocks) for path, blocks in by_path.items()]
+    refused = next((r for r in readings if r.refusal is not None), None)
+    if refused is not None:
+        return CodeReading(refusal=refused.refusal)
+    edits = tuple(r.edit for r in readings if r.edit is not None)
+    if edits:
+        return CodeReading(edits=edits)
+    missed = next((r for r in readings if r.miss is not None), None)
+    if missed is not None and missed.miss is not None:
+        return CodeReading(refusal=prompts.refusal(missed.miss, missed.path))
+    return CodeReading(unchanged=bool(readings))
+
+
+@dataclass(frozen=True)
+class _Refused:
+    reason: str
+
+
+def _candidates(named: str, target: str) -> list[str]:
+    """The paths a block's named file may be: as written, and beside the target when written
+    without a folder."""
+    path = PurePosixPath(named.replace("\\", "/"))
+    folder = PurePosixPath(target).parent
+    found = [str(path)]
+    if len(path.parts) == 1 and str(folder) != ".":
+        found.insert(0, str(folder / path))
+    return found
+
+
+def _path_of(fence: Fence, files: Mapping[str, str], target: str) -> str | _Refused:
+    """The file a block is code of (maybe one the caller could not read)."""
+    if fence.named is None:
+        return target
+    candidates = _candidates(fence.named, target)
+    if target in candidates:
+        return target
+    readable = [c for c in candidates if c in files]
+    if len(readable) > 1:
+        return _Refused(prompts.named_twice(fence.named, readable))
+    return readable[0] if readable else candidates[-1]
+
+
+@dataclass(frozen=True)
+class _FileReading:
+    """One file's blocks read: an edit, a refusal of the whole answer, a miss, or unchanged."""
+
+    path: str
+    edit: FileEdit | None = None
+    refusal: str | None = None
+    miss: str | None = None
+
+    @classmethod
+    def of(cls, path: str, current: str, blocks: list[Block]) -> _FileReading:
+        file = FileText.of(current)
+        python = PurePosixPath(path).suffix.lower() in (".py", ".pyi")
+        shown = PurePosixPath(path).name
+        placements: list[list[Replace]] = []
+        misses: list[Miss] = []
+        for block in blocks:
+            placed = place(block, file, python, shown)
+            if isinstance(placed, Miss):
+                misses.append(placed)
+            else:
+                placements.append(placed)
+        ambiguous = next((m for m in misses if m.ambiguous), None)
+        if ambiguous is not None:
+            return cls(path, refusal=prompts.refusal(ambiguous.reason, path))
+        replaces = _last_word(placements, file)
+        if not replaces:
+            return cls(path, miss=misses[0].reason if misses and not placements else None)
+        merged = disjoint(replaces)
+        if merged is None:
+            return cls(path, refusal=prompts.refusal(prompts.blocks_disagree(shown), path))
+        after = file.spliced(merged)
+        if python:
+            broken = _new_syntax_error(current, after, merged)
+            if broken is not None:
+                reason = prompts.would_not_parse(shown, broken)
+                return cls(path, refusal=prompts.refusal(reason, path))
+        old_text, new_text = minimal_edit(current, after)
+        return cls(path, edit=FileEdit(path, old_text, new_text))
+
+
+def _last_word(placements: list[list[Replace]], file: FileText) -> list[Replace]:
+    """The changes the answer stands by: a change to lines that a later block shows as they are
+    now is withdrawn ("I changed ```old``` into ```new```" after the fix landed), while the
+    current code quoted before a change ("the bug is here: ```...```") leaves it standing."""
+    kept = []
+    for index, placed in enumerate(placements):
+        for replace in placed:
+            if not replace.changes(file):
+                continue
+            later = (r for after in placements[index + 1 :] for r in after)
+            if not any(not r.changes(file) and r.overlaps(replace) for r in later):
+                kept.append(replace)
+    return kept
+
+
+def _new_syntax_error(before: str, after: str, replaces: list[Replace]) -> SyntaxError | None:
+    """The syntax error `after` has that `before` did not: any, when `before` parsed; else one
+    other than `before`'s first error, carried past the replaced lines unchanged."""
+    error = parse_error("\n".join(FileText.of(after).lines))
+    if error is None:
+        return None
+    had = parse_error("\n".join(FileText.of(before).lines))
+    if had is None or had.lineno is None or error.lineno is None:
+        return error
+    line, moved = had.lineno - 1, 0
+    for replace in replaces:
+        if replace.lo <= line <= replace.hi:
+            return error  # the lines it was in were replaced: this one is the block's
+        if replace.hi < line:
+            moved += len(replace.lines) - (replace.hi - replace.lo + 1)
+    return None if (error.msg, error.lineno) == (had.msg, line + moved + 1) else error

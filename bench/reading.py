@@ -1,0 +1,130 @@
+"""Target 7: reading a model's answer for code blocks is linear in its size (issue 24).
+
+`read_code` (fences, placement, the edit) on: a 400-line answer that copied the excerpt's line
+numbers (the tier that took 206 s in process before), a 400-line answer holding a whole
+40-function file, a 1 MB answer on one line (prose, and a fence opening followed by spaces: the
+line the old opening regex backtracked on for 8.3 s at 30 KB). Also the split of the property
+test's random answers (tests/answers/code/random_answers.py): placed exactly / refused / wrong.
+
+    .venv/bin/python bench/reading.py            # or: bench/run.py --only reading
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.edits import timed
+from bench.results import Row, Section, table
+from bench.stats import Summary
+from rune_lsp.answers.code.reading import read_code
+from tests.answers.code.random_answers import case
+
+ANSWER_TARGET_MS = 50.0
+LINE_TARGET_MS = 200.0
+LINES = 400
+MEGABYTE = 1_000_000
+
+
+def numbered_answer(lines: int) -> tuple[str, str]:
+    """A file and an answer copying all its lines numbered, the first and last changed (so no
+    other tier places it: the numbers do)."""
+    body = [f"value_{i} = compute({i}, factor={i % 7})" for i in range(lines)]
+    file = "".join(line + "\n" for line in body)
+    body[0] += "  # first"
+    body[-1] += "  # last"
+    numbered = "\n".join(f"{i + 1:>5} | {line}" for i, line in enumerate(body))
+    return file, f"Here is the fix:\n\n```python\n{numbered}\n```\n"
+
+
+def whole_file_answer(lines: int) -> tuple[str, str]:
+    """A file of functions of ten lines each and the whole file back with one line fixed."""
+    out = []
+    for index in range(lines // 10):
+        out += [
+            f"def step_{index}(a, b):",
+            f'    """Step {index}."""',
+            "    total = a",
+            "    for i in range(b):",
+            f"        total += i * {index}",
+            "    if total > 100:",
+            "        total -= 1",
+            "    return total - b",
+            "",
+            "",
+        ]
+    file = "\n".join(out) + "\n"
+    fixed = file.replace("    return total - b\n", "    return total + b\n", 1)
+    return file, f"```python\n{fixed}```\n"
+
+
+def reading_rows(name: str, file: str, answer: str, target_ms: float, repeats: int) -> list[Row]:
+    reading = read_code(answer, {"prog.py": file}, "prog.py")
+    outcome = "an edit" if reading.edits else "a refusal" if reading.refusal else "nothing"
+    wall, cpu = timed(lambda: read_code(answer, {"prog.py": file}, "prog.py"), repeats)
+    measure = f"read_code, {name} ({len(answer):,} characters; reads as {outcome})"
+    return [
+        Row(
+            "7 reading",
+            measure,
+            "ms",
+            Summary.of(wall),
+            goal=f"<= {target_ms:g} ms",
+            met=Summary.of(wall).median <= target_ms,
+        ),
+        Row("7 reading", "same, CPU time", "ms", Summary.of(cpu)),
+    ]
+
+
+def split(seeds: int) -> Counter[str]:
+    """How the property test's random answers read: placed exactly, refused, or wrong."""
+    from tests.answers.code.test_placement_property import outcome
+
+    return Counter(outcome(case(seed)) for seed in range(seeds))
+
+
+def run(quick: bool) -> Section:
+    repeats = 5 if quick else 21
+    seeds = 200 if quick else 2_000
+    numbered_file, numbered = numbered_answer(LINES)
+    whole_file, whole = whole_file_answer(LINES)
+    prose_line = "The fix is simple: " + "change the sum " * (MEGABYTE // 15)
+    fence_line = "```" + " " * MEGABYTE + "x`"
+    rows = [
+        *reading_rows(
+            f"{LINES} numbered lines", numbered_file, numbered, ANSWER_TARGET_MS, repeats
+        ),
+        *reading_rows(f"a whole {LINES}-line file", whole_file, whole, ANSWER_TARGET_MS, repeats),
+        *reading_rows("1 MB of prose on one line", whole_file, prose_line, LINE_TARGET_MS, repeats),
+        *reading_rows(
+            "1 MB line opening a fence, spaces then a backtick",
+            whole_file,
+            fence_line,
+            LINE_TARGET_MS,
+            repeats,
+        ),
+    ]
+    started = time.perf_counter()
+    found = split(seeds)
+    elapsed = time.perf_counter() - started
+    total = sum(found.values())
+    rows.append(
+        Row(
+            "7 reading",
+            f"random block answers ({total:,}): placed exactly {found['placed']:,}, "
+            f"refused {found['refused']:,}, wrong {found['wrong']:,} ({elapsed:.0f} s)",
+            "wrong",
+            Summary.single(found["wrong"]),
+            goal="0 wrong",
+            met=found["wrong"] == 0,
+        )
+    )
+    return Section("7 reading", tuple(rows), details={"split": dict(found)})
+
+
+if __name__ == "__main__":
+    print(table([run(quick="--quick" in sys.argv)]))

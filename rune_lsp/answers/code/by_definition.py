@@ -1,0 +1,279 @@
+"""Python blocks placed by what `ast` says they define: the whole file, or each `def`/`class`
+of the block replacing the file's definition of that name, exactly over its extent.
+
+- A method shown alone goes back into its class, moved as one piece to the method's depth.
+- A definition shown without the decorators or the docstring the file has keeps the file's.
+- A class shown with some of its methods (or with placeholders for the others) changes only the
+  methods it shows, each whole.
+- A definition whose body is only a placeholder (`...`, `pass  # unchanged`) is left as it is;
+  one that mixes real code with a placeholder is refused: the code it leaves out is not known.
+- A name defined twice in the block counts once, as its last definition, when the earlier ones
+  are the code as it is now ("# Original code" then "# Fixed code" in one block).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from rune_lsp.answers.code import prompts
+from rune_lsp.answers.code.by_text import WHOLE_FILE_SHARE, Miss
+from rune_lsp.answers.code.python_source import Definition, Outline, outline, parse_error
+from rune_lsp.answers.code.spans import FileText, Replace, disjoint, indent_of, shifted
+
+#: A comment that stands for code left out: `# ...`, `# rest of the code`, `# (other methods)`,
+#: `pass  # existing code`. Matching a real comment only makes a block refused, never misplaced.
+_PLACEHOLDER = re.compile(
+    r"#.*(\.\.\.|…|\b(rest of|remaining|other (methods|functions|code)|existing|unchanged"
+    r"|omitted|as before|same as (before|above)|no changes?|code here)\b)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class ParsedBlock:
+    """A block that parses as Python once its first line's indentation is taken off."""
+
+    raw: list[str]
+    base: str  # the indentation taken off
+    outline: Outline
+
+    def indent(self, unit: Definition) -> str:
+        return indent_of(self.raw[unit.header])
+
+
+def parse_block(block: list[str]) -> ParsedBlock | None:
+    for base in dict.fromkeys(("", indent_of(block[0]))):
+        dedented = [line[len(base) :] if line.startswith(base) else line for line in block]
+        found = outline(dedented)
+        if found is not None:
+            return ParsedBlock(block, base, found)
+    return None
+
+
+def whole_file(parsed: ParsedBlock, file: FileText, now: Outline) -> Replace | None:
+    """The whole file: the block defines every top-level name the file does, has as many other
+    top-level statements, repeats most of its lines and leaves nothing out with a placeholder."""
+    names = {(d.kind, d.name) for d in parsed.outline.definitions}
+    if len(names) < len(parsed.outline.definitions):
+        return None  # a name defined twice: "# Original code" and "# Fixed code", say
+    if not now.definitions or any((d.kind, d.name) not in names for d in now.definitions):
+        return None
+    if parsed.outline.other_statements < now.other_statements:
+        return None
+    if _has_placeholder(parsed.raw):
+        return None
+    filled = [i for i, line in enumerate(file.lines) if line.strip()]
+    if (
+        _filled(parsed.raw) < len(filled)
+        and parsed.raw[-1].strip() != file.lines[filled[-1]].strip()
+    ):
+        return None  # it stops before the file's end
+    wanted = Counter(file.lines[i].strip() for i in filled)
+    shown = Counter(line.strip() for line in parsed.raw if line.strip())
+    if sum((wanted & shown).values()) < WHOLE_FILE_SHARE * len(filled):
+        return None
+    if any(line.strip() and not line.startswith(parsed.base) for line in parsed.raw):
+        return None
+    lines = tuple(line[len(parsed.base) :] for line in parsed.raw)
+    return Replace(
+        filled[0], filled[-1], tuple(line.rstrip() if line.strip() else "" for line in lines)
+    )
+
+
+def by_definitions(
+    parsed: ParsedBlock, file: FileText, now: Outline, shown: str
+) -> list[Replace] | Miss:
+    placer = _Placer(parsed, file, shown)
+    return placer.units(parsed.outline.definitions, now.every())
+
+
+@dataclass(frozen=True)
+class _Placer:
+    block: ParsedBlock
+    file: FileText
+    shown: str
+
+    def units(
+        self,
+        units: tuple[Definition, ...],
+        scope: list[Definition],
+    ) -> list[Replace] | Miss:
+        """Each of `units` placed over its namesake in `scope`; the last of a name counts."""
+        last = {(u.kind, u.name): u for u in units}
+        replaces: list[Replace] = []
+        skipped = 0
+        for unit in units:
+            placed = self.unit(unit, scope)
+            if isinstance(placed, Miss):
+                return placed
+            if last[(unit.kind, unit.name)] is not unit:
+                if any(r.changes(self.file) for r in placed):
+                    return Miss(prompts.defined_twice_in_block(_label(unit)))
+                continue  # the code as it is now, quoted before its fix
+            skipped += not placed
+            replaces.extend(placed)
+        if units and skipped == len(last):
+            return Miss(prompts.placeholder(_label(units[0])))
+        return replaces
+
+    def unit(self, unit: Definition, scope: list[Definition]) -> list[Replace] | Miss:
+        target = self.target(unit, scope)
+        if isinstance(target, Miss):
+            return target
+        if self.placeholder_only(unit, target):
+            return []
+        if unit.kind == "class" and self.partial(unit, target):
+            if any(s not in target.other_statements for s in unit.other_statements):
+                return Miss(prompts.class_changed_outside_methods(_label(unit)))
+            return self.units(unit.children, list(target.children))
+        if self.has_placeholder(unit, target):
+            return Miss(prompts.placeholder(_label(unit)))
+        if self.cut_short(unit, target):
+            return Miss(prompts.cut_short(_label(unit)))
+        return self.replace(unit, target)
+
+    def target(self, unit: Definition, scope: list[Definition]) -> Definition | Miss:
+        """The file's definition `unit` is: the one of its kind and name (at any depth for a
+        unit at the block's top level: a method shown alone), or the one with its exact header
+        when there are several."""
+        found = [d for d in scope if (d.kind, d.name) == (unit.kind, unit.name)]
+        if len(found) > 1:
+            header = self.block.raw[unit.header].strip()
+            exact = [d for d in found if self.file.lines[d.header].strip() == header]
+            if len(exact) != 1:
+                lines = [d.header + 1 for d in found]
+                return Miss(prompts.defined_more_than_once(_label(unit), self.shown, lines), True)
+            found = exact
+        if not found:
+            return Miss(prompts.not_defined(_label(unit), self.shown))
+        return found[0]
+
+    def placeholder_only(self, unit: Definition, target: Definition) -> bool:
+        """A body of only `...`/`pass` (and comments) where the file has real code: shown to
+        stand for the code as it is (a class's other methods, say)."""
+        return unit.empty_body and not target.empty_body
+
+    def has_placeholder(self, unit: Definition, target: Definition) -> bool:
+        if unit.ellipses > target.ellipses:
+            return True
+        return _has_placeholder(self.block.raw[unit.start : unit.end + 1])
+
+    def cut_short(self, unit: Definition, target: Definition) -> bool:
+        """The block stops before the definition's end: shorter than the file's, ending on
+        another line, and not on a `return` or `raise` (after which nothing would run: a fix
+        like `return sorted(scores)` for two lines, bench/effect 10_ranked, is whole)."""
+        if unit.exits:
+            return False
+        shown = _filled(self.block.raw[unit.header : unit.end + 1])
+        now = _filled(self.file.lines[target.header : target.end + 1])
+        if target.docstring is not None and unit.docstring is None:
+            now -= target.docstring[1] - target.docstring[0] + 1
+        last_shown, last_now = self.block.raw[unit.end], self.file.lines[target.end]
+        return shown < now and last_shown.strip() != last_now.strip()
+
+    def partial(self, unit: Definition, target: Definition) -> bool:
+        """The class is shown with some of its methods left out or standing in placeholders."""
+        shown = {(c.kind, c.name) for c in unit.children}
+        if any((c.kind, c.name) not in shown for c in target.children):
+            return True
+        if len(unit.other_statements) < len(target.other_statements):
+            return True  # its attributes left out
+        if any(c.empty_body for c in unit.children):
+            return True
+        own = set(range(unit.start, unit.end + 1))
+        for child in unit.children:
+            own -= set(range(child.start, child.end + 1))
+        return any(_PLACEHOLDER.search(self.block.raw[i]) for i in own)
+
+    def replace(self, unit: Definition, target: Definition) -> list[Replace] | Miss:
+        """`target` replaced by `unit` moved to its depth, keeping the decorators and the
+        docstring the block left out."""
+        lines = self.block.raw[unit.start : unit.end + 1]
+        old, new = self.block.indent(unit), indent_of(self.file.lines[target.header])
+        moved = shifted(lines, old, new, top=unit.header - unit.start + 1)
+        if moved is None:
+            return Miss(prompts.loose_indentation(_label(unit)))
+        lo = target.start if unit.decorated or not target.decorated else target.header
+        kept = list(moved)
+        if target.docstring is not None and unit.docstring is None and unit.body > unit.header:
+            doc_lo, doc_hi = target.docstring
+            if indent_of(kept[unit.body - unit.start]) == indent_of(self.file.lines[doc_lo]):
+                at = _header_end(kept, unit.header - unit.start, unit.body - unit.start) + 1
+                if kept[at].strip():  # with the blank lines after it, as in the file
+                    while doc_hi + 1 < target.end and not self.file.lines[doc_hi + 1].strip():
+                        doc_hi += 1
+                kept[at:at] = self.file.lines[doc_lo : doc_hi + 1]
+        return [Replace(lo, target.end, tuple(kept))]
+
+
+def _header_end(lines: list[str], header: int, body: int) -> int:
+    """The last line of a definition's header: the last line before its body that is neither
+    blank nor a comment (a signature may span lines)."""
+    return max(
+        i for i in range(header, body) if lines[i].strip() and not lines[i].lstrip().startswith("#")
+    )
+
+
+def _label(unit: Definition) -> str:
+    return f"`{unit.kind} {unit.name}`"
+
+
+def by_headers(parsed: ParsedBlock, file: FileText, shown: str) -> list[Replace] | Miss:
+    """For a Python file that does not parse (no `ast` of it to ask): each definition of the
+    block over the lines from the file's one header of that name to the end of its indentation,
+    taken only when the whole file then parses: an extent guessed wrong leaves a broken tail."""
+    replaces: list[Replace] = []
+    for unit in parsed.outline.definitions:
+        header = re.compile(rf"[ \t]*(async[ \t]+)?{unit.kind}[ \t]+{re.escape(unit.name)}\b")
+        found = [i for i, line in enumerate(file.lines) if header.match(line)]
+        if len(found) != 1:
+            label = _label(unit)
+            if found:
+                numbers = [i + 1 for i in found]
+                return Miss(prompts.defined_more_than_once(label, shown, numbers), True)
+            return Miss(prompts.not_defined(label, shown))
+        at = found[0]
+        if _has_placeholder(parsed.raw[unit.start : unit.end + 1]):
+            return Miss(prompts.placeholder(_label(unit)))
+        lines = parsed.raw[unit.start : unit.end + 1]
+        moved = shifted(
+            lines, parsed.indent(unit), indent_of(file.lines[at]), unit.header + 1 - unit.start
+        )
+        if moved is None:
+            return Miss(prompts.loose_indentation(_label(unit)))
+        lo = at if not unit.decorated else _decorators_above(file, at)
+        replaces.append(Replace(lo, _indented_end(file, at), moved))
+    merged = disjoint(replaces)
+    if merged is None:
+        return Miss(prompts.blocks_disagree(shown), True)
+    error = parse_error("\n".join(FileText.of(file.spliced(merged)).lines))
+    return merged if error is None else Miss(prompts.would_not_parse(shown, error))
+
+
+def _indented_end(file: FileText, header: int) -> int:
+    width = len(indent_of(file.lines[header]))
+    end = header
+    for index in range(header + 1, len(file)):
+        line = file.lines[index]
+        if line.strip():
+            if len(indent_of(line)) <= width and line.strip()[0] not in ")]}":
+                break
+            end = index
+    return end
+
+
+def _decorators_above(file: FileText, header: int) -> int:
+    start = header
+    while start > 0 and file.lines[start - 1].strip().startswith("@"):
+        start -= 1
+    return start
+
+
+def _filled(lines: list[str] | tuple[str, ...]) -> int:
+    return sum(1 for line in lines if line.strip())
+
+
+def _has_placeholder(lines: list[str]) -> bool:
+    return any(_PLACEHOLDER.search(line) for line in lines)

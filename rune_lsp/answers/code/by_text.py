@@ -1,0 +1,196 @@
+"""Placements a block's text alone makes unambiguous, for any language: the block is code the
+file already has, the whole file, the lines between two anchor lines that each occur once, or
+the lines its copied line numbers name when those lines read like it.
+
+Lines are compared stripped; likeness is counted over lines or tokens with `Counter`s, so each
+tier is linear in the block's and the file's size.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections import Counter
+from dataclasses import dataclass
+
+from rune_lsp.answers.code import prompts
+from rune_lsp.answers.code.spans import FileText, Replace
+
+#: Whole-file tier: the share of the file's non-blank lines the block must repeat.
+WHOLE_FILE_SHARE = 0.6
+#: Anchor tier: how alike the lines between the anchors and the block must be (0..1).
+ANCHOR_LIKENESS = 0.5
+#: Numbers tier: how far around the numbered lines a better fit is looked for.
+NUMBERS_WINDOW = 3
+_TOKEN = re.compile(r"\w+|[^\w\s]+")
+
+
+@dataclass(frozen=True)
+class Miss:
+    """Why a block placed nowhere; `ambiguous` when it fits more than one place."""
+
+    reason: str
+    ambiguous: bool = False
+
+
+def quoted(block: list[str], file: FileText) -> Replace | None:
+    """Where `block` is the file's current code, moved as one piece: nothing to change there."""
+    hay = "\n" + "\n".join(line.strip() for line in file.lines) + "\n"
+    needle = "\n" + "\n".join(line.strip() for line in block) + "\n"
+    starts = _line_starts(file.lines)
+    at = hay.find(needle)
+    while at != -1:
+        lo = bisect_right(starts, at) - 1
+        hi = lo + len(block) - 1
+        if _moved_alike(block, list(file.lines[lo : hi + 1])):
+            return Replace(lo, hi, file.lines[lo : hi + 1])
+        at = hay.find(needle, at + 1)
+    return None
+
+
+def _line_starts(lines: tuple[str, ...]) -> list[int]:
+    """Offsets in `quoted`'s haystack of the newline before each line."""
+    starts, offset = [], 0
+    for line in lines:
+        starts.append(offset)
+        offset += len(line.strip()) + 1
+    return starts
+
+
+def _moved_alike(block: list[str], now: list[str]) -> bool:
+    moves = {_width(b) - _width(f) for b, f in zip(block, now, strict=True) if b.strip()}
+    return len(moves) <= 1
+
+
+def whole_text(block: list[str], file: FileText) -> Replace | None:
+    """The whole file: the block starts and ends with the file's first and last non-blank lines
+    and repeats most of its lines."""
+    filled = [i for i, line in enumerate(file.lines) if line.strip()]
+    if not filled or len(block) < 2:
+        return None
+    lo, hi = filled[0], filled[-1]
+    if (block[0].strip(), block[-1].strip()) != (file.lines[lo].strip(), file.lines[hi].strip()):
+        return None
+    if _repeated_share(block, [file.lines[i] for i in filled]) < WHOLE_FILE_SHARE:
+        return None
+    moved = _moved(block, _width(file.lines[lo]) - _width(block[0]))
+    return None if moved is None else Replace(lo, hi, moved)
+
+
+def anchors(block: list[str], file: FileText, shown: str, python: bool) -> list[Replace] | Miss:
+    """The lines from the file's one occurrence of the block's first line to its one occurrence
+    of the block's last line, when those between read alike; the block moves as one piece."""
+    if len(block) < 2:
+        return Miss(prompts.one_line(shown))
+    first, last = block[0].strip(), block[-1].strip()
+    firsts = [i for i, line in enumerate(file.lines) if line.strip() == first]
+    lasts = [i for i, line in enumerate(file.lines) if line.strip() == last]
+    if len(firsts) > 1 or len(lasts) > 1:
+        return Miss(prompts.anchors_repeat(shown), ambiguous=True)
+    if not firsts or not lasts or lasts[0] < firsts[0]:
+        return Miss(prompts.anchors_missing(shown))
+    lo, hi = firsts[0], lasts[0]
+    if not _alike(list(file.lines[lo : hi + 1]), block):
+        return Miss(prompts.anchors_unlike(lo + 1, hi + 1, shown))
+    move = _width(file.lines[lo]) - _width(block[0])
+    if move and python and _loose_lines(block):
+        return Miss(prompts.anchors_shifted(shown))
+    moved = _moved(block, move)
+    if moved is None or _width(moved[-1]) != _width(file.lines[hi]):
+        return Miss(prompts.anchors_shifted(shown))
+    return [Replace(lo, hi, moved)]
+
+
+def by_numbers(
+    block: list[str], numbers: list[int], file: FileText, shown: str
+) -> list[Replace] | Miss:
+    """The lines the block numbers (Qwen2.5-Coder 1.5B answered a failing test with
+    "```\\n    8 |         self.count += 1\\n```", bench/effect task 31_counter), when it
+    numbers each of its lines consecutively within the file, each keeps the indentation of the
+    line it numbers, and those lines read more like the block than the lines a few above or
+    below: a miscounted number is refused, not followed (and so is a number among lines that
+    read alike: the text cannot confirm it)."""
+    lo = numbers[0] - 1
+    hi = lo + len(block) - 1
+    if len(numbers) != len(block) or numbers != list(range(lo + 1, hi + 2)) or lo < 0:
+        return Miss(prompts.numbers_disagree(shown))
+    if hi >= len(file):
+        return Miss(prompts.numbers_disagree(shown))
+    if any(_width(b) != _width(f) for b, f in zip(block, file.lines[lo : hi + 1], strict=True)):
+        return Miss(prompts.numbers_disagree(shown))
+    tokens = [_tokens(line) for line in block]
+    here = _token_likeness(tokens, file, lo)
+    others = [
+        _token_likeness(tokens, file, lo + offset)
+        for offset in range(-NUMBERS_WINDOW, NUMBERS_WINDOW + 1)
+        if offset and lo + offset >= 0 and lo + offset + len(block) <= len(file)
+    ]
+    if here < ANCHOR_LIKENESS or any(other >= here for other in others):
+        return Miss(prompts.numbers_disagree(shown))
+    return [Replace(lo, hi, tuple(block))]
+
+
+def _loose_lines(block: list[str]) -> bool:
+    """Whether some lines of a Python block may sit at a depth of their own, so that moving the
+    block as one piece could move them wrongly: a multi-line string's lines, or a comment or a
+    closing bracket as shallow as the block's shallowest line (a column-0 comment inside a
+    function, the `):` of a signature)."""
+    if any('"""' in line or "'''" in line for line in block):
+        return True
+    shallowest = min(_width(line) for line in block if line.strip())
+    return any(
+        line.lstrip()[:1] in ("#", ")", "]", "}") and _width(line) == shallowest
+        for line in block
+        if line.strip()
+    )
+
+
+def _token_likeness(tokens: list[Counter[str]], file: FileText, lo: int) -> float:
+    pairs = zip(tokens, file.lines[lo : lo + len(tokens)], strict=True)
+    return sum(_dice(a, _tokens(line)) for a, line in pairs) / len(tokens)
+
+
+def _tokens(line: str) -> Counter[str]:
+    return Counter(_TOKEN.findall(line))
+
+
+def _dice(a: Counter[str], b: Counter[str]) -> float:
+    total = sum(a.values()) + sum(b.values())
+    return 2 * sum((a & b).values()) / total if total else 1.0
+
+
+def _alike(now: list[str], block: list[str]) -> bool:
+    """The lines between the anchors read like the block, and the block drops few of them: an
+    anchor that is a changed line equal to another one would otherwise swallow the lines
+    between them."""
+    had = Counter(line.strip() for line in now if line.strip())
+    shown = Counter(line.strip() for line in block if line.strip())
+    dropped = sum((had - shown).values())
+    return _dice(had, shown) >= ANCHOR_LIKENESS and dropped <= max(2, sum(had.values()) // 4)
+
+
+def _repeated_share(block: list[str], file: list[str]) -> float:
+    available = Counter(line.strip() for line in block if line.strip())
+    wanted = Counter(line.strip() for line in file)
+    return sum((available & wanted).values()) / max(1, sum(wanted.values()))
+
+
+def _width(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _moved(block: list[str], move: int) -> tuple[str, ...] | None:
+    """`block` moved `move` columns as one piece; None when a line would go past column 0 or
+    its indentation holds a tab (its width is then not known)."""
+    if not move:
+        return tuple("" if not line.strip() else line for line in block)
+    moved = []
+    for line in block:
+        if not line.strip():
+            moved.append("")
+            continue
+        width = _width(line)
+        if "\t" in line[:width] or width + move < 0:
+            return None
+        moved.append(" " * (width + move) + line[width:])
+    return tuple(moved)

@@ -1,0 +1,74 @@
+"""One block placed in one file: the tiers in order, each exact or a reason.
+
+For a Python file that parses: the block already there (nothing to change), else the whole
+file, else its definitions (`by_definition`), else, for a block that defines nothing, its anchor
+lines. For a Python file that does not parse: the block already there, the whole file by its
+first and last lines, its definitions by their headers when the result then parses, or its
+anchor lines. For another language (no parser here), only what the text makes unambiguous: the
+block already there, the whole file by its first and last lines, or its anchor lines. A block
+that placed nowhere but copied the excerpt's line numbers goes where they say when they agree
+with the text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rune_lsp.answers.code import by_text
+from rune_lsp.answers.code.by_definition import by_definitions, by_headers, parse_block, whole_file
+from rune_lsp.answers.code.by_text import Miss
+from rune_lsp.answers.code.spans import FileText, Replace
+from rune_lsp.lines import copied_numbers, without_copied_numbers
+
+
+@dataclass(frozen=True)
+class Block:
+    """A block's lines without trailing spaces, copied line numbers or blank edges."""
+
+    lines: list[str]
+    numbers: list[int] | None  # the line numbers it copied, one per non-blank line
+
+    @classmethod
+    def of(cls, raw: tuple[str, ...]) -> Block:
+        body = [line.rstrip() for line in raw]
+        numbers = copied_numbers(body)
+        body = without_copied_numbers(body) or body
+        while body and not body[0].strip():
+            body.pop(0)
+        while body and not body[-1].strip():
+            body.pop()
+        return cls(body, numbers)
+
+
+def place(block: Block, file: FileText, python: bool, shown: str) -> list[Replace] | Miss:
+    """Where `block` goes in `file` (`python`: the file is Python)."""
+    lines = block.lines
+    there = by_text.quoted(lines, file)
+    if there is not None:
+        return [there]
+    placed = _by_structure(lines, file, python, shown)
+    if isinstance(placed, Miss) and not placed.ambiguous and block.numbers is not None:
+        return by_text.by_numbers(lines, block.numbers, file, shown)
+    return placed
+
+
+def _by_structure(
+    lines: list[str], file: FileText, python: bool, shown: str
+) -> list[Replace] | Miss:
+    parsed = parse_block(lines) if python and _defines(lines) else None
+    if parsed is not None and parsed.outline.definitions:
+        now = file.outline  # parsed only here: a block that defines nothing needs no outline
+        if now is not None:
+            whole = whole_file(parsed, file, now)
+            return [whole] if whole is not None else by_definitions(parsed, file, now, shown)
+    whole = by_text.whole_text(lines, file)
+    if whole is not None:
+        return [whole]
+    if parsed is not None and parsed.outline.definitions:
+        return by_headers(parsed, file, shown)
+    return by_text.anchors(lines, file, shown, python)
+
+
+def _defines(lines: list[str]) -> bool:
+    """Whether a line may start a definition (the block is parsed only then)."""
+    return any(line.lstrip().startswith(("def ", "class ", "async ", "@")) for line in lines)

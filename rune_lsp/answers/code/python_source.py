@@ -1,0 +1,151 @@
+"""Python source as `ast` sees it: its definitions, their exact extent, decorators and docstring.
+
+The parser knows what indentation only suggests: a column-0 line inside a triple-quoted string
+or a comment does not end a function, a decorator belongs to the definition below it, and a
+multi-line signature is one header. Lines are counted as `rune_lsp.lines` counts them (only
+`\\n`, `\\r\\n` and `\\r` end a line), so a line index here is a line index of the file.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+Kind = Literal["def", "class"]
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+@dataclass(frozen=True)
+class Definition:
+    """One `def`/`async def`/`class`; line indexes are 0-based and inclusive."""
+
+    kind: Kind
+    name: str
+    start: int  # the first decorator's line, or the header's
+    header: int  # the `def`/`class` line
+    body: int  # the first body statement's line
+    end: int  # the last line of the last body statement
+    docstring: tuple[int, int] | None  # the docstring's lines
+    children: tuple[Definition, ...]  # definitions directly in its body
+    other_statements: tuple[str, ...]  # its other body statements' code (see `_text`)
+    ellipses: int  # `...` statements anywhere inside it (a stub's body, or a placeholder)
+    empty_body: bool  # its body is only `...` and `pass` statements (and a docstring)
+    exits: bool  # its body ends in a `return` or `raise`: nothing after it would run
+
+    @property
+    def decorated(self) -> bool:
+        return self.start < self.header
+
+
+@dataclass(frozen=True)
+class Outline:
+    """A parsed text: its top-level definitions and the count of its other top-level statements."""
+
+    definitions: tuple[Definition, ...]
+    other_statements: int
+
+    def every(self) -> list[Definition]:
+        """Every definition, nested ones included, in file order."""
+        found: list[Definition] = []
+        stack = list(reversed(self.definitions))
+        while stack:
+            definition = stack.pop()
+            found.append(definition)
+            stack.extend(reversed(definition.children))
+        return found
+
+
+def parse_error(text: str) -> SyntaxError | None:
+    """Why `text` is not Python, or None when it parses."""
+    try:
+        _parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        return error if isinstance(error, SyntaxError) else SyntaxError(str(error))
+    return None
+
+
+def outline(lines: list[str]) -> Outline | None:
+    """The outline of `lines` (without line endings), or None when they are not Python."""
+    try:
+        module = _parse("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    ellipses = sorted(s.lineno - 1 for s in _statements(module.body) if _is_ellipsis(s))
+    statements = [s for s in module.body if not isinstance(s, _DEFINITIONS)]
+    return Outline(
+        tuple(
+            _definition(node, lines, ellipses)
+            for node in module.body
+            if isinstance(node, _DEFINITIONS)
+        ),
+        len(statements),
+    )
+
+
+def _parse(text: str) -> ast.Module:
+    with warnings.catch_warnings():  # invalid escape sequences in the model's code
+        warnings.simplefilter("ignore")
+        return ast.parse(text)
+
+
+def _definition(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
+    lines: list[str],
+    ellipses: list[int],
+) -> Definition:
+    header = node.lineno - 1
+    start = min([header, *(d.lineno - 1 for d in node.decorator_list)])
+    end = (node.end_lineno or node.lineno) - 1
+    docstring = None
+    first = node.body[0]
+    if ast.get_docstring(node, clean=False) is not None:
+        docstring = (first.lineno - 1, (first.end_lineno or first.lineno) - 1)
+    body = [s for s in node.body if not (docstring and s is first)]
+    return Definition(
+        kind="class" if isinstance(node, ast.ClassDef) else "def",
+        name=node.name,
+        start=start,
+        header=header,
+        body=first.lineno - 1,
+        end=end,
+        docstring=docstring,
+        children=tuple(
+            _definition(s, lines, ellipses) for s in node.body if isinstance(s, _DEFINITIONS)
+        ),
+        other_statements=tuple(_text(s, lines) for s in body if not isinstance(s, _DEFINITIONS)),
+        ellipses=bisect_right(ellipses, end) - bisect_left(ellipses, header),
+        empty_body=all(isinstance(s, ast.Pass) or _is_ellipsis(s) for s in body),
+        exits=isinstance(node.body[-1], ast.Return | ast.Raise),
+    )
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement in `body`, nested ones included (expressions are not visited)."""
+    stack = list(body)
+    while stack:
+        statement = stack.pop()
+        yield statement
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for inner in getattr(statement, name, ()):
+                if isinstance(inner, ast.stmt):
+                    stack.append(inner)
+                else:  # an except handler or a match case: its body
+                    stack.extend(getattr(inner, "body", ()))
+
+
+def _text(statement: ast.stmt, lines: list[str]) -> str:
+    """A statement's code, its lines stripped and joined."""
+    end = statement.end_lineno or statement.lineno
+    return "\n".join(line.strip() for line in lines[statement.lineno - 1 : end])
+
+
+def _is_ellipsis(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and statement.value.value is Ellipsis
+    )

@@ -1,0 +1,173 @@
+"""A file as lines with their own endings, the line spans a block replaces, and the one edit
+that makes them: every line outside the replaced spans is kept byte for byte."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import pairwise
+
+from rune_lsp.answers.code.python_source import Outline, outline
+from rune_lsp.lines import split_lines, strip_terminator
+
+
+@dataclass(frozen=True)
+class Replace:
+    """File lines `lo..hi` (inclusive; `hi == lo - 1` inserts before `lo`) become `lines`."""
+
+    lo: int
+    hi: int
+    lines: tuple[str, ...]  # without line endings
+
+    def changes(self, file: FileText) -> bool:
+        now = [line.rstrip() for line in file.lines[self.lo : self.hi + 1]]
+        return now != [line.rstrip() for line in self.lines]
+
+    def overlaps(self, other: Replace) -> bool:
+        return self.lo <= other.hi and other.lo <= self.hi
+
+
+@dataclass(frozen=True)
+class FileText:
+    text: str
+    lines: tuple[str, ...]  # without line endings
+    ends: tuple[str, ...]  # each line's ending ("" for a last line without one)
+
+    @classmethod
+    def of(cls, text: str) -> FileText:
+        raw = split_lines(text)
+        lines = tuple(strip_terminator(line) for line in raw)
+        return cls(text, lines, tuple(r[len(s) :] for r, s in zip(raw, lines, strict=True)))
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    @cached_property
+    def outline(self) -> Outline | None:
+        """The file's Python outline (None when it does not parse), parsed when first asked."""
+        return outline(list(self.lines))
+
+    def spliced(self, replaces: list[Replace]) -> str:
+        """The text with each replacement made (in file order, none overlapping)."""
+        out: list[str] = []
+        at = 0
+        for replace in replaces:
+            out.extend(self._kept(at, replace.lo))
+            out.extend(self._ended(replace))
+            at = replace.hi + 1
+        out.extend(self._kept(at, len(self)))
+        return "".join(out)
+
+    def _kept(self, lo: int, hi: int) -> list[str]:
+        return [a + b for a, b in zip(self.lines[lo:hi], self.ends[lo:hi], strict=True)]
+
+    def _ended(self, replace: Replace) -> list[str]:
+        """A replacement's lines with their endings. The lines it leaves alike at its start and
+        end (trailing spaces aside) stay byte for byte, endings included; the others end as the
+        first line they replace does (or the line before): a `\r` file stays a `\r` file, a
+        mixed one keeps its mix."""
+        old, new = self.lines[replace.lo : replace.hi + 1], replace.lines
+        head = 0
+        while head < min(len(old), len(new)) and old[head].rstrip() == new[head].rstrip():
+            head += 1
+        tail = 0
+        while (
+            tail < min(len(old), len(new)) - head
+            and old[-1 - tail].rstrip() == new[-1 - tail].rstrip()
+        ):
+            tail += 1
+        middle = list(new[head : len(new) - tail])
+        first = replace.lo + head  # the first old line the middle replaces
+        ending = self.ends[first] if first < replace.hi + 1 - tail else ""
+        ending = ending or self.eol(first - 1)
+        ended = [line + ending for line in middle]
+        if ended and not tail and old:  # the last line replaced: its own ending (maybe none)
+            ended[-1] = middle[-1] + self.ends[replace.hi]
+        out = [
+            *self._kept(replace.lo, first),
+            *ended,
+            *self._kept(replace.hi + 1 - tail, replace.hi + 1),
+        ]
+        for index in range(len(out) - 1):  # a kept last line of the file, now followed
+            if out[index] == strip_terminator(out[index]):
+                out[index] += self.eol(replace.lo - 1)
+        return out
+
+    def eol(self, index: int) -> str:
+        """The ending of line `index`, or the file's first ending when it has none."""
+        if 0 <= index < len(self) and self.ends[index]:
+            return self.ends[index]
+        return next((end for end in self.ends if end), "\n")
+
+
+def disjoint(replaces: list[Replace]) -> list[Replace] | None:
+    """The distinct replacements in file order; None when two overlap differently."""
+    unique = sorted(set(replaces), key=lambda r: (r.lo, r.hi))
+    for before, after in pairwise(unique):
+        if after.lo <= before.hi:
+            return None
+    return unique
+
+
+def minimal_edit(before: str, after: str) -> tuple[str, str]:
+    """(old_text, new_text) turning `before` into `after`: the changed lines only, widened by
+    whole lines of context until `old_text` occurs exactly once in `before`."""
+    old = split_lines(before)
+    new = split_lines(after)
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    lo, old_hi, new_hi = head, len(old) - tail, len(new) - tail
+    while True:
+        old_text, new_text = _unended("".join(old[lo:old_hi]), "".join(new[lo:new_hi]))
+        if (old_text and _occurs_once(before, old_text)) or (lo == 0 and old_hi == len(old)):
+            return old_text, new_text
+        if lo > 0:
+            lo -= 1
+        if old_hi < len(old):
+            old_hi, new_hi = old_hi + 1, new_hi + 1
+
+
+def _unended(old: str, new: str) -> tuple[str, str]:
+    """Both texts without the line ending they end with alike (as an edit is usually written)."""
+    end = strip_terminator(old)
+    ending = old[len(end) :]
+    if ending and new.endswith(ending) and strip_terminator(new) == new[: -len(ending)]:
+        return end, new[: -len(ending)]
+    return old, new
+
+
+def _occurs_once(text: str, needle: str) -> bool:
+    first = text.find(needle)
+    return first != -1 and text.find(needle, first + 1) == -1
+
+
+def indent_of(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def shifted(lines: list[str], old: str, new: str, top: int) -> tuple[str, ...] | None:
+    """A definition's `lines` (its first `top` lines are its decorators and header) moved as one
+    piece from indentation `old` to `new`, or None when a line cannot move with them: below the
+    header, a line no deeper than the header (a column-0 line of a string or a comment, say)
+    could be where it was or moved, and which is not known. A closing bracket at the header's
+    depth (`):` ending a signature) moves with it. Blank lines become empty."""
+    moved: list[str] = []
+    for index, line in enumerate(lines):
+        if not line.strip():
+            moved.append("")
+        elif old == new:
+            moved.append(line)
+        elif line.startswith(old) and (index < top or not _at_depth(line, old)):
+            moved.append(new + line[len(old) :])
+        else:
+            return None
+    return tuple(moved)
+
+
+def _at_depth(line: str, indent: str) -> bool:
+    """A line exactly as deep as `indent` that is not a closing bracket."""
+    return len(indent_of(line)) == len(indent) and line.strip()[0] not in ")]}"

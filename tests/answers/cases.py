@@ -1,0 +1,89 @@
+"""The recorded and constructed cases of issue 24, one folder each under `tests/answers/cases/`.
+
+A case folder holds:
+
+- `case.json`: `target` (the run's file), `source` (model + server + task of a recording,
+  `audit issue 24 item N`, or `synthetic`), `expect` (`placed`, `refused`, `unchanged` or
+  `nothing`), `why` (what the case pins), optional `mentions` (words the refusal must contain)
+  and optional `calls` (the calls the text-call reader must find; see `ExpectedCall`);
+- `answer.md`: the model's raw text, verbatim;
+- `before/<relative paths>`: the files as they were (the target among them, unless the case is
+  about an unreadable target);
+- `after/<relative paths>`: for `placed`, every file the edits change, byte for byte.
+
+Files are read as bytes and decoded as UTF-8, so `\\r` and `\\r\\n` line endings are kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+CASES = Path(__file__).parent / "cases"
+
+Expect = Literal["placed", "refused", "unchanged", "nothing"]
+
+
+class ExpectedCall(BaseModel):
+    """A tool call the answer makes, as the text-call reader must read it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    arguments: dict[str, Any]
+
+
+class CaseSpec(BaseModel):
+    """`case.json`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    target: str
+    source: str
+    expect: Expect
+    why: str
+    mentions: tuple[str, ...] = ()
+    calls: tuple[ExpectedCall, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case folder, loaded."""
+
+    name: str
+    spec: CaseSpec
+    answer: str
+    before: dict[str, str]  # relative path -> text
+    after: dict[str, str]  # relative path -> text, for `placed`
+
+
+def _files(root: Path) -> dict[str, str]:
+    if not root.is_dir():
+        return {}
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes().decode("utf-8")
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
+
+
+def load_case(folder: Path) -> Case:
+    spec = CaseSpec.model_validate_json((folder / "case.json").read_bytes())
+    after = _files(folder / "after")
+    if (spec.expect == "placed") != bool(after):
+        raise ValueError(f"{folder.name}: `after/` is for placed cases, and only for them")
+    return Case(
+        name=folder.name,
+        spec=spec,
+        answer=(folder / "answer.md").read_bytes().decode("utf-8"),
+        before=_files(folder / "before"),
+        after=after,
+    )
+
+
+def all_cases() -> list[Case]:
+    """Every case folder, by name."""
+    return [load_case(folder) for folder in sorted(CASES.iterdir()) if folder.is_dir()]

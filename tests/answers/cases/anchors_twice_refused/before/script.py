@@ -1,0 +1,4 @@
+x = 1
+print(x)
+x = 1
+print(x)

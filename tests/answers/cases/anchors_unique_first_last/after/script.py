@@ -1,0 +1,4 @@
+total = 0
+for n in range(10):
+    total += n * n
+print(total)

@@ -1,0 +1,1 @@
+def first(xs):    return xs[0]def last(xs):    return xs[-1]

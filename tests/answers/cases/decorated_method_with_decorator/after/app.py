@@ -1,0 +1,21 @@
+import math
+
+
+class Stack:
+    def __init__(self):
+        self.items = []
+
+    @property
+    def top(self):
+        return self.items[-1]
+
+    def pop(self):
+        return self.items.pop(0)
+
+
+def add(a, b):
+    return a - b
+
+
+def area(r):
+    return math.pi * r

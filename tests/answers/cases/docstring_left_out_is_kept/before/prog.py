@@ -1,0 +1,3 @@
+def add(a, b):
+    '''Add a and b.'''
+    return a - b

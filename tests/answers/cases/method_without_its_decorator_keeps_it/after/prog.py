@@ -1,0 +1,11 @@
+class Circle:
+    def __init__(self, r):
+        self.r = r
+
+    @property
+    def area(self):
+        return 3.14159 * self.r ** 2
+
+    @staticmethod
+    def unit():
+        return Circle(1)

@@ -1,0 +1,5 @@
+def first(xs):
+    return xs[0]
+
+
+def last(xs):    return xs[-1]

@@ -1,0 +1,8 @@
+def add(
+    a,
+    b,
+):
+    return a - b
+
+
+VALUE = add(1, 2)

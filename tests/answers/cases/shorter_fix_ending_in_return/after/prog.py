@@ -1,0 +1,3 @@
+def ranked(scores):
+    """Return the scores from highest to lowest, leaving the given list unchanged."""
+    return sorted(scores, reverse=True)

@@ -1,0 +1,5 @@
+from utils import double
+
+
+def main():
+    return double(4)

@@ -1,0 +1,5 @@
+def area(r):
+    return math.pi * r
+
+
+print(area(2))

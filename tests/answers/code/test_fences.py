@@ -1,0 +1,99 @@
+"""The one fence parser: CommonMark's backtick and tilde fences, the file a block names, and
+reading time linear in the answer's length."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from rune_lsp.answers.code.fences import Fence, fenced_blocks, speaks
+from rune_lsp.answers.code.reading import named_paths
+
+
+def test_backtick_and_tilde_fences_are_both_read() -> None:
+    text = "A:\n```python\nx = 1\n```\nB:\n~~~py\ny = 2\n~~~\n"
+    assert fenced_blocks(text) == [Fence("python", ("x = 1",)), Fence("py", ("y = 2",))]
+
+
+def test_a_fence_closes_only_on_its_own_character_and_at_least_its_length() -> None:
+    text = "````python\n```\ninside\n~~~~\n````\n"
+    assert fenced_blocks(text) == [Fence("python", ("```", "inside", "~~~~"))]
+
+
+def test_a_backtick_info_string_holding_a_backtick_opens_nothing() -> None:
+    assert fenced_blocks("``` not `a fence`\nx\n```\n") == []
+
+
+def test_an_indented_fence_removes_its_indentation_from_the_lines() -> None:
+    text = "1. Fix:\n   ```python\n   def f():\n       return 1\n   ```\n"
+    assert fenced_blocks(text) == [Fence("python", ("def f():", "    return 1"))]
+
+
+def test_an_unclosed_block_from_a_cut_stream_is_not_a_proposal() -> None:
+    assert fenced_blocks("Fix:\n```python\ndef add(a, b):\n    return a +") == []
+
+
+@pytest.mark.parametrize(
+    ("opening", "first", "named"),
+    [
+        ("```python title=utils.py", "", "utils.py"),
+        ('```python file="pkg/utils.py"', "", "pkg/utils.py"),
+        ("```python:utils.py", "", "utils.py"),
+        ("```utils.py", "", "utils.py"),
+        ("```python", "# utils.py", "utils.py"),
+        ("```python", "# file: pkg/utils.py", "pkg/utils.py"),
+        ("```python", "# Fixed code", None),
+        ("```python", "# fixed version of utils.py", None),
+    ],
+)
+def test_the_file_a_block_names(opening: str, first: str, named: str | None) -> None:
+    [fence] = fenced_blocks(f"{opening}\n{first}\nx = 1\n```")
+    assert fence.named == named
+    assert speaks(fence.tag, named or "prog.py")
+    # A first line that names the file is a label, not code; any other line stays.
+    label = first.startswith("#") and named is not None
+    assert fence.lines == (("x = 1",) if label else (first, "x = 1"))
+
+
+def test_named_paths_lists_other_files_once_with_the_target_folder_first() -> None:
+    answer = "```python title=utils.py\nx = 1\n```\n```python\n# utils.py\ny = 2\n```\n"
+    assert named_paths(answer, "pkg/prog.py") == ("pkg/utils.py", "utils.py")
+    assert named_paths(answer, "prog.py") == ("utils.py",)
+    assert named_paths("```python\n# prog.py\nx = 1\n```", "prog.py") == ()
+
+
+def _cpu(text: str) -> float:
+    """The least CPU time of three readings (the machine is shared: the least is the cost)."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.thread_time()
+        fenced_blocks(text)
+        best = min(best, time.thread_time() - started)
+    return best
+
+
+@pytest.mark.parametrize(
+    "piece",
+    [
+        "```" + "a" * 10 + "`",  # the opening the old regex backtracked on
+        "```python\n" + "x = 1\n" * 5 + "```\n",
+        "~" * 10 + " " + "b" * 10 + "\n",
+    ],
+)
+def test_reading_is_linear_in_the_answer_size(piece: str) -> None:
+    # A wide ratio, never a threshold: 10 times the input may cost well under 100 times.
+    small, large = piece * 300, piece * 3_000
+    assert _cpu(large) < 30 * max(_cpu(small), 1e-4)
+
+
+def test_a_long_opening_line_is_read_in_linear_time() -> None:
+    # Spaces then a backtick: the old opening regex backtracked over the spaces (a 30 KB line
+    # stalled the server 8.3 s, issue 24).
+    small, large = "```" + " " * 3_000 + "x`", "```" + " " * 30_000 + "x`"
+    assert _cpu(large) < 30 * max(_cpu(small), 1e-4)
+
+
+def test_one_long_line_is_read_in_linear_time() -> None:
+    small, large = "```" + "a" * 100_000, "```" + "a" * 1_000_000
+    assert _cpu(large) < 30 * max(_cpu(small), 1e-4)

@@ -1,0 +1,64 @@
+"""read_code's edits are the smallest exact ones, and reading is linear in the answer's size."""
+
+from __future__ import annotations
+
+import time
+
+from rune_lsp.answers.code.reading import CodeReading, FileEdit, read_code
+
+SHAPES = (
+    "import math\n\n\ndef add(a, b):\n    return a - b\n\n\ndef area(r):\n    return math.pi * r\n"
+)
+
+
+def fenced(code: str) -> str:
+    return f"Here is the fix:\n\n```python\n{code}\n```\n"
+
+
+def test_the_edit_holds_only_the_changed_lines() -> None:
+    reading = read_code(fenced("def add(a, b):\n    return a + b"), {"app.py": SHAPES}, "app.py")
+    edit = FileEdit("app.py", "    return a - b", "    return a + b")
+    assert reading == CodeReading(edits=(edit,))
+
+
+def test_a_whole_file_answer_edits_only_what_changed() -> None:
+    fixed = SHAPES.replace("math.pi * r\n", "math.pi * r * r\n")
+    reading = read_code(fenced(fixed.rstrip("\n")), {"app.py": SHAPES}, "app.py")
+    assert reading.edits == (
+        FileEdit("app.py", "    return math.pi * r", "    return math.pi * r * r"),
+    )
+
+
+def test_a_block_for_an_unreadable_named_file_is_refused_naming_it() -> None:
+    answer = "```python title=utils.py\ndef double(x):\n    return x * 2\n```"
+    reading = read_code(answer, {"app.py": SHAPES}, "app.py")
+    assert reading.edits == ()
+    assert reading.refusal is not None and "utils.py, which could not be read" in reading.refusal
+
+
+def _numbered_answer(lines: int) -> tuple[str, str]:
+    """A file of `lines` lines and an answer copying all of them numbered, the first and last
+    changed (so that no anchor places it and its numbers do)."""
+    file = "".join(f"value_{i} = compute({i}, factor={i % 7})\n" for i in range(lines))
+    body = [f"value_{i} = compute({i}, factor={i % 7})" for i in range(lines)]
+    body[0] += "  # first"
+    body[-1] += "  # last"
+    numbered = "\n".join(f"{i + 1:>5} | {line}" for i, line in enumerate(body))
+    return file, f"```python\n{numbered}\n```"
+
+
+def _cpu(file: str, answer: str) -> float:
+    best = float("inf")
+    for _ in range(3):
+        started = time.thread_time()
+        reading = read_code(answer, {"prog.py": file}, "prog.py")
+        best = min(best, time.thread_time() - started)
+    assert reading.edits, reading.refusal  # the numbers tier did the work measured
+    return best
+
+
+def test_reading_copied_numbers_is_linear_in_the_answer_size() -> None:
+    # Issue 24: a character-level SequenceMatcher made a 400-line answer take 206 s. A wide
+    # ratio, never a threshold: 10 times the lines may cost well under 100 times.
+    small, large = _numbered_answer(60), _numbered_answer(600)
+    assert _cpu(*large) < 30 * max(_cpu(*small), 1e-4)
