@@ -1,4 +1,5 @@
-"""Fakes for the local provider's tests: a llama-server binary, a model on disk, a plan."""
+"""Fakes for the local provider's tests: a llama-server binary (or a wrapper script that spawns
+one), a model on disk, a plan."""
 
 from __future__ import annotations
 
@@ -8,27 +9,32 @@ import sys
 from pathlib import Path
 
 from rune_lsp.localmodel.provision import LocalPlan
-from rune_lsp.modelfetch import CATALOGUE, model_path
+from rune_lsp.modelfetch import CATALOGUE, model_path, write_stamp
 
 FAKE_SERVER = Path(__file__).with_name("fake_llama_server.py")
 
 
-def fake_binary(directory: Path, name: str = "llama-server") -> Path:
-    """An executable that runs the fake server with this interpreter."""
+def fake_binary(directory: Path, name: str = "llama-server", *, spawn: bool = False) -> Path:
+    """An executable that runs the fake server with this interpreter: a wrapper script that
+    execs it (the server then has the script's pid), or with `spawn` one that runs it as its
+    child and waits (the pid rune started is the script's, the server another)."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / name
-    path.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_SERVER}" "$@"\n', encoding="utf-8")
+    run = "" if spawn else "exec "
+    path.write_text(f'#!/bin/sh\n{run}"{sys.executable}" "{FAKE_SERVER}" "$@"\n', encoding="utf-8")
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
     return path
 
 
 def fake_model(cache: Path, name: str = "qwen-0.5b") -> Path:
-    """A file of the catalogue size where the verified model lives (sparse: no real bytes)."""
+    """A file of the catalogue size where the verified model lives (sparse: no real bytes),
+    stamped as verified: its bytes are not the catalogue's, and are never read."""
     spec = CATALOGUE[name]
     path = model_path(spec, cache)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as handle:
         handle.truncate(spec.size)
+    write_stamp(path, spec.sha256)
     return path
 
 
