@@ -24,9 +24,10 @@ def ensure_model(
     spec: ModelSpec, *, progress: Progress, cancel: Cancel, root: Path | None = None
 ) -> Path:
     """The verified GGUF's path, fetching what is missing first."""
+    cached = modelfetch.verified(spec, root, progress=lambda line: progress(Step("verify", line)))
+    if cached is not None:
+        return cached
     target = modelfetch.model_path(spec, root)
-    if target.is_file() and target.stat().st_size == spec.size:
-        return target
     wheels = modelfetch.wheels_dir(spec, root)
     # The wheels still to come, and the assembled file beside them.
     needed = max(0, spec.size - _bytes_in(wheels)) + spec.size
