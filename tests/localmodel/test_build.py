@@ -3,10 +3,13 @@ pinned source with step progress; and every way it can fail, with fakes for pip 
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import stat
 import sys
 import threading
+import time
 from collections import namedtuple
 from pathlib import Path
 
@@ -14,6 +17,7 @@ import pytest
 
 from rune_lsp.localmodel import build
 from rune_lsp.localmodel.errors import BuildFailed, BuildToolsMissing, DiskFull, UnusableBinary
+from rune_lsp.localmodel.processes import alive
 from rune_lsp.localmodel.progress import Cancel, ProvisionCancelled, Step, no_progress
 from tests.localmodel.fakes import fake_binary
 
@@ -179,3 +183,63 @@ def test_the_users_binary_is_used_as_it_is(tmp_path: Path) -> None:
     )
     assert chosen == binary
     assert not build.cached_binary(tmp_path / "cache").exists()
+
+
+def _help_hangs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A wrapper script whose llama-server (its child) never finishes `--help`; the file that
+    gets the pid of each `--help`."""
+    helps = tmp_path / "helps"
+    monkeypatch.setenv("FAKE_LLAMA_HELPS", str(helps))
+    monkeypatch.setenv("FAKE_LLAMA_MODE", "help-hang")
+    return fake_binary(tmp_path / "mine", spawn=True), helps
+
+
+def test_cancelling_while_the_help_check_hangs_ends_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    binary, helps = _help_hangs(tmp_path, monkeypatch)
+    cancel = Cancel()
+    raised: list[BaseException] = []
+
+    def check() -> None:
+        try:
+            build.ensure_binary(str(binary), progress=no_progress, cancel=cancel, root=tmp_path)
+        except BaseException as exc:
+            raised.append(exc)
+
+    worker = threading.Thread(target=check)
+    worker.start()
+    for _ in range(400):
+        if helps.exists():
+            break
+        time.sleep(0.05)
+    [pid] = [int(line) for line in helps.read_text().split()]
+    cancel.set()
+    worker.join(timeout=120)
+    try:
+        assert [type(exc) for exc in raised] == [ProvisionCancelled]
+        assert _gone(pid)  # the wrapper's child too, not only the script
+    finally:
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_a_help_check_that_never_ends_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    binary, helps = _help_hangs(tmp_path, monkeypatch)
+    monkeypatch.setattr(build, "HELP_TIMEOUT", 0.5)
+    with pytest.raises(UnusableBinary, match=r"did not answer `--help` within 0.5 s"):
+        build.check_binary(binary, Cancel())
+    # The wrapper's child may not have got as far as its `--help` on a busy machine; if it did,
+    # it went with the wrapper.
+    started = helps.read_text().split() if helps.exists() else []
+    assert all(_gone(int(pid)) for pid in started)
+
+
+def _gone(pid: int) -> bool:
+    for _ in range(200):
+        if not alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
