@@ -5,8 +5,9 @@ serve a model on a port, and ending them.
 may have been started by another rune-lsp (not our child, so no exit status). The pid rune
 started is then the script's, or the server's under another command line, and it alone says
 little. So a server is found by what it serves: on Linux, the processes listening on its port
-(`/proc/net/tcp`, matched to a socket in `/proc/<pid>/fd`) whose command line names its model
-and port, as rune starts it (`supervisor.ServerSpec.command`); and the process group rune
+(`/proc/net/tcp`, matched to a socket in `/proc/<pid>/fd`) whose command line holds the
+arguments rune started it with (`supervisor.ServerSpec.command`: its model, port, context),
+so another server of the same model is never taken for it; and the process group rune
 started the launcher in (its own session), which holds what a script spawned.
 """
 
@@ -18,7 +19,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 HOST = "127.0.0.1"
@@ -82,7 +83,10 @@ def free_port() -> int:
 
 
 def port_free(port: int) -> bool:
+    """Whether a server could listen on `port`. SO_REUSEADDR as llama-server (and the fake)
+    bind: the connections of a server that just died (TIME_WAIT) do not hold its port."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((HOST, port))
         except OSError:
@@ -101,13 +105,14 @@ def command_line(pid: int) -> list[str] | None:
     return raw.decode(errors="replace").split("\0")
 
 
-def names(pid: int, model: str, port: int) -> bool:
-    """Whether `pid`'s command line runs `model` on `port` (as rune starts a server)."""
-    args = command_line(pid)
-    if not args:
+def runs(pid: int, args: Sequence[str]) -> bool:
+    """Whether `pid`'s command line holds `args` in a row: the arguments rune started the
+    server with, which a wrapper passes on (`"$@"`) to the llama-server it runs."""
+    line = command_line(pid)
+    if not line or not args:
         return False
-    ports = {args[i + 1] for i, arg in enumerate(args[:-1]) if arg == "--port"}
-    return model in args and str(port) in ports
+    width = len(args)
+    return any(line[i : i + width] == list(args) for i in range(len(line) - width + 1))
 
 
 def listeners(port: int) -> set[int]:
@@ -144,11 +149,11 @@ def _holds(pid: int, sockets: set[str]) -> bool:
     return False
 
 
-def serving(launcher: int, model: str, port: int) -> set[int]:
+def serving(launcher: int, args: Sequence[str], port: int) -> set[int]:
     """The processes that are this server: the launcher rune started (while it is ours) and,
-    on Linux, whatever listens on `port` with a command line naming `model` and `port`."""
-    found = {pid for pid in listeners(port) if names(pid, model, port)}
-    if alive(launcher) and (launcher in CHILDREN or names(launcher, model, port)):
+    on Linux, whatever listens on `port` running `args` (which name the model and the port)."""
+    found = {pid for pid in listeners(port) if runs(pid, args)}
+    if alive(launcher) and (launcher in CHILDREN or runs(launcher, args)):
         found.add(launcher)
     return found
 

@@ -70,7 +70,7 @@ class ServerSpec:
     def command(self, port: int) -> list[str]:
         # --jinja: the model's own chat template, which carries its tool-call format.
         # --parallel 1: one slot gets the whole context; requests queue.
-        # `-m MODEL` and `--port PORT` are also how a stop finds the server (`processes.names`).
+        # All but the binary are also how a stop finds the server (`processes.runs`).
         return [
             str(self.binary), "-m", str(self.model), "--alias", self.alias,
             "--host", HOST, "--port", str(port), "--jinja", "--ctx-size", str(self.context),
@@ -88,10 +88,18 @@ class Record:
     binary: str
     model: str
     log: str
+    #: What the binary was given (`ServerSpec.command` less the binary); empty in a record
+    #: written before it was kept, found then by its model and port alone.
+    args: tuple[str, ...] = ()
 
     @property
     def base_url(self) -> str:
         return f"http://{HOST}:{self.port}/v1"
+
+    @property
+    def identity(self) -> tuple[str, ...]:
+        """The arguments that tell this server's processes from any other's."""
+        return self.args or ("-m", self.model)
 
 
 @dataclass(frozen=True)
@@ -134,8 +142,10 @@ class Supervisor:
 
     def read_record(self, key: str) -> Record | None:
         try:
-            return Record(**json.loads(self._record_path(key).read_text(encoding="utf-8")))
-        except (OSError, ValueError, TypeError):
+            fields = json.loads(self._record_path(key).read_text(encoding="utf-8"))
+            fields["args"] = tuple(fields.get("args", ()))
+            return Record(**fields)
+        except (OSError, ValueError, TypeError, AttributeError):
             return None
 
     def _write_record(self, record: Record) -> None:
@@ -208,9 +218,10 @@ class Supervisor:
     def _launch(self, spec: ServerSpec, port: int, cancel: Cancel) -> Record:
         self.root.mkdir(parents=True, exist_ok=True)
         log_path = self.root / f"{spec.key}.log"
+        command = spec.command(port)
         with log_path.open("wb") as log_file:
             child = subprocess.Popen(
-                spec.command(port),
+                command,
                 stdout=log_file,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
@@ -218,7 +229,14 @@ class Supervisor:
             )
         processes.CHILDREN[child.pid] = child
         record = Record(
-            child.pid, port, spec.alias, spec.key, str(spec.binary), str(spec.model), str(log_path)
+            child.pid,
+            port,
+            spec.alias,
+            spec.key,
+            str(spec.binary),
+            str(spec.model),
+            str(log_path),
+            tuple(command[1:]),
         )
         # Recorded before it is healthy: a rune-lsp killed while it starts leaves it to reap.
         self._write_record(record)
@@ -232,7 +250,7 @@ class Supervisor:
     def _stop(self, record: Record) -> StopResult:
         """End the server (found by what it serves) and forget its record, unless it still
         answers: then the record stays (it may be joined) and the result says whom to end."""
-        pids = processes.serving(record.pid, record.model, record.port)
+        pids = processes.serving(record.pid, record.identity, record.port)
         if not pids and not processes.has_proc() and alive(record.pid) and _serves(record):
             pids = {record.pid}  # no /proc (macOS): it answers as our model on our port
         group = processes.own_group(record.pid) if record.pid in pids else None
@@ -339,7 +357,7 @@ def _left_running(record: Record, left: set[int]) -> str:
     end = f"end it: kill {holders}" if holders else "end the process that serves it yourself"
     return (
         f"{where} could not be stopped: it still answers, and no process of yours that "
-        f"listens there runs {record.model} on port {record.port} (a `localServerPath` "
+        f"listens there runs {record.model} with rune's arguments (a `localServerPath` "
         f"script that starts llama-server under another command line or session?); {end}"
     )
 

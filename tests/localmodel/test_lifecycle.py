@@ -242,3 +242,24 @@ def test_a_lease_whose_pid_was_reused_by_a_newer_process_is_dropped(tmp_path: Pa
     assert not ghost.exists()
     assert _gone(lease.record.pid)
     assert released.outcome == "stopped"
+
+
+def test_a_stale_record_never_stops_another_server_that_took_its_port(tmp_path: Path) -> None:
+    chosen = plan(tmp_path, fake_binary(tmp_path / "bin"))
+    first = provision(chosen, progress=no_progress, cancel=Cancel())
+    os.kill(first.record.pid, signal.SIGKILL)
+    assert _gone(first.record.pid)
+    # The same model with other settings, on the port the dead one had.
+    other = provision(
+        replace(chosen, context=4096, port=first.record.port), progress=no_progress, cancel=Cancel()
+    )
+    try:
+        again = provision(chosen, progress=no_progress, cancel=Cancel())  # replaces the dead one
+        try:
+            assert alive(other.record.pid) and _answers(other.record.port)
+            assert again.record.port != other.record.port
+        finally:
+            again.release()
+    finally:
+        other.release()
+        first.release()

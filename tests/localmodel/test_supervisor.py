@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from rune_lsp.localmodel.errors import PortTaken, ServerFailed
-from rune_lsp.localmodel.processes import alive
+from rune_lsp.localmodel.processes import alive, free_port
 from rune_lsp.localmodel.progress import Cancel, no_progress
 from rune_lsp.localmodel.provision import provision
 from rune_lsp.localmodel.supervisor import Supervisor
@@ -154,3 +154,16 @@ def test_other_settings_get_their_own_server_and_leave_the_first_alone(tmp_path:
     finally:
         first.release()
     assert _records(chosen.state_dir) == []
+
+
+def test_a_crashed_server_on_a_configured_port_is_restarted_on_that_port(tmp_path: Path) -> None:
+    chosen = plan(tmp_path, fake_binary(tmp_path / "bin"), port=free_port())
+    lease = provision(chosen, progress=no_progress, cancel=Cancel())
+    try:
+        assert _healthy(lease.base_url)  # a connection the dead server's side leaves waiting
+        _kill(lease.record.pid)
+        told = lease.revive()
+        assert told is not None and f"restarted it on port {chosen.port}" in told
+        assert _healthy(lease.base_url)
+    finally:
+        lease.release()
