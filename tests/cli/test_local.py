@@ -117,6 +117,33 @@ def test_setup_local_provisions_starts_and_reports_disk_use(
     assert f"Set up: model {cache / 'models'}" in finished.stdout
 
 
+def test_a_model_server_that_could_not_be_stopped_is_told_on_the_terminal(
+    rune: RunCli, cache: Path, tmp_path: Path
+) -> None:
+    fake_model(cache, "qwen-0.5b")
+    binary = fake_binary(tmp_path / "bin")
+    starts = tmp_path / "starts"
+    env = {"RUNE_CACHE_DIR": str(cache), "FAKE_LLAMA_STARTS": str(starts)}
+    # A wrapper that serves from a process naming neither model nor port, in its own session.
+    env["FAKE_LLAMA_MODE"] = "disguise"
+    try:
+        finished = rune(
+            "setup-local",
+            "--local-model",
+            "qwen-0.5b",
+            "--local-server-path",
+            str(binary),
+            env=env,
+        )
+    finally:
+        server = int(starts.read_text().split()[0])
+        os.kill(server, signal.SIGKILL)
+    assert finished.returncode == 0, finished.output
+    assert "rune: the local model server on port " in finished.stderr
+    assert "could not be stopped: it still answers" in finished.stderr
+    assert f"end it: kill {server}" in finished.stderr
+
+
 def test_setup_local_without_build_tools_says_what_to_install(
     rune: RunCli, cache: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
