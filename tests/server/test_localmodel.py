@@ -16,11 +16,10 @@ import httpx
 import pytest
 from lsprotocol import types
 
-from rune_lsp.localmodel.processes import alive
 from rune_lsp.providers import resolve
 from rune_lsp.server import create_server
 from rune_lsp.server.app import RuneServer
-from tests.localmodel.fakes import fake_binary, fake_model
+from tests.localmodel.fakes import crash, fake_binary, fake_model, pids_in, record_starts
 
 from .capture import Capture
 
@@ -105,8 +104,7 @@ async def test_setup_local_starts_a_dead_server_anew_and_says_ready_only_when_it
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake_model(tmp_path / "cache", "qwen-1.5b")
-    starts = tmp_path / "starts"
-    monkeypatch.setenv("FAKE_LLAMA_STARTS", str(starts))
+    starts = record_starts(monkeypatch, tmp_path / "starts")
     binary = fake_binary(tmp_path / "bin")
     server, capture = await _start(
         {"stateDir": str(tmp_path / "state"), "localServerPath": str(binary), "provider": None}
@@ -116,32 +114,23 @@ async def test_setup_local_starts_a_dead_server_anew_and_says_ready_only_when_it
         "ready": True,
         "error": None,
     }
-    await _crash(int(starts.read_text().split()[0]))
+    await crash(pids_in(starts)[0])
 
     answer = await _ask(server, capture, 8, types.WORKSPACE_EXECUTE_COMMAND, request)
     assert answer == {"ready": True, "error": None}
-    [_, second] = [int(pid) for pid in starts.read_text().split()]  # started anew
+    [_, second] = pids_in(starts)  # started anew
     [record] = (tmp_path / "state" / "local-model").glob("*.json")
     assert json.loads(record.read_text())["pid"] == second
     port = json.loads(record.read_text())["port"]
     health = await asyncio.to_thread(httpx.get, f"http://127.0.0.1:{port}/health", timeout=5)
     assert health.status_code == 200
 
-    await _crash(second)
+    await crash(second)
     monkeypatch.setenv("FAKE_LLAMA_MODE", "exit")  # it cannot come back
     answer = await _ask(server, capture, 9, types.WORKSPACE_EXECUTE_COMMAND, request)
     assert isinstance(answer, dict) and answer["ready"] is False
     assert "llama-server exited (exit status 1) while starting" in answer["error"]
     await _ask(server, capture, 10, types.SHUTDOWN, None)
-
-
-async def _crash(pid: int) -> None:
-    os.kill(pid, signal.SIGKILL)
-    for _ in range(200):
-        if not alive(pid):
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"{pid} outlived SIGKILL")
 
 
 async def _ask(
