@@ -22,6 +22,7 @@ one implementation:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -146,11 +147,12 @@ def verified(
     spec: ModelSpec, root: Path | None = None, *, progress: Callable[[str], None] | None = None
 ) -> Path | None:
     """The cached model when it is there and is the catalogue's: by its stamp, else by hashing
-    it (and stamping it). A file that fails is removed, with its stamp: None, fetch anew."""
+    it (and stamping it). A file that fails is removed, with its stamp: None, fetch anew.
+    Raises ModelFetchError when a file that failed cannot be removed."""
     target = model_path(spec, root)
     try:
         info = target.stat()
-    except FileNotFoundError:
+    except OSError:  # not there (or not reachable): fetching it says what is wrong
         return None
     if read_stamp(target) == Stamp(info.st_size, info.st_mtime_ns, spec.sha256):
         return target
@@ -158,20 +160,31 @@ def verified(
         if progress:
             progress(f"verifying the cached {spec.name} (sha256)")
         if _digest(target) == spec.sha256:
-            write_stamp(target, spec.sha256)
+            with contextlib.suppress(OSError):  # a read-only cache: hashed again next time
+                write_stamp(target, spec.sha256)
             return target
     if progress:
         progress(f"the cached {spec.name} failed verification: removed it, fetching it anew")
-    target.unlink(missing_ok=True)
-    stamp_path(target).unlink(missing_ok=True)
+    try:
+        target.unlink(missing_ok=True)
+        stamp_path(target).unlink(missing_ok=True)
+    except OSError as exc:
+        raise ModelFetchError(
+            f"the cached {spec.name} failed verification and could not be removed ({exc}): "
+            f"delete {target} and fetch again"
+        ) from exc
     return None
 
 
 def _digest(path: Path) -> str:
+    """The file's sha256; "" when it cannot be read to the end (a failing disk)."""
     digest = hashlib.sha256()
-    with path.open("rb") as source:
-        while chunk := source.read(_CHUNK):
-            digest.update(chunk)
+    try:
+        with path.open("rb") as source:
+            while chunk := source.read(_CHUNK):
+                digest.update(chunk)
+    except OSError:
+        return ""
     return digest.hexdigest()
 
 

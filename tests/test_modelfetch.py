@@ -210,3 +210,19 @@ def test_a_cached_model_without_a_stamp_is_hashed_and_stamped(tmp_path: Path) ->
     assert notes == ["verifying the cached tiny (sha256)"]
     stamp = modelfetch.read_stamp(path)
     assert stamp is not None and stamp.sha256 == spec.sha256
+
+
+def test_a_verified_model_in_a_cache_that_takes_no_stamp_is_still_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = spec_for(WHOLE)
+    path = model_path(spec, tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(WHOLE)
+
+    def read_only(path: Path, sha256: str) -> None:
+        raise PermissionError(13, "Read-only file system", str(path))
+
+    monkeypatch.setattr(modelfetch, "write_stamp", read_only)
+    assert fetch(spec, tmp_path, download=FakeIndex([])) == path
+    assert modelfetch.read_stamp(path) is None  # verified again next time, and used

@@ -24,7 +24,14 @@ def ensure_model(
     spec: ModelSpec, *, progress: Progress, cancel: Cancel, root: Path | None = None
 ) -> Path:
     """The verified GGUF's path, fetching what is missing first."""
-    cached = modelfetch.verified(spec, root, progress=lambda line: progress(Step("verify", line)))
+
+    def note(line: str) -> None:
+        progress(Step("verify", line))
+
+    try:
+        cached = modelfetch.verified(spec, root, progress=note)
+    except modelfetch.ModelFetchError as exc:
+        raise LocalModelError(str(exc)) from exc
     if cached is not None:
         return cached
     target = modelfetch.model_path(spec, root)
