@@ -89,7 +89,7 @@ async def crash(pid: int) -> None:
     raise AssertionError(f"{pid} outlived SIGKILL")
 
 
-def until(condition: Callable[[], bool], looks: int = 400) -> bool:
+def until(condition: Callable[[], bool], looks: int = 1200) -> bool:
     """Whether `condition` holds within a bounded number of looks, 50 ms apart."""
     for _ in range(looks):
         if condition():

@@ -205,7 +205,7 @@ def test_cancelling_while_the_help_check_hangs_ends_it(
 
     worker = threading.Thread(target=check)
     worker.start()
-    until(helps.exists)
+    until(lambda: bool(pids_in(helps)))  # written, not only created
     [pid] = pids_in(helps)
     cancel.set()
     worker.join(timeout=120)
