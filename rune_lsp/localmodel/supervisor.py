@@ -2,47 +2,53 @@
 
 The state directory holds, per server (`key`: the model alias and a digest of what it runs
 with), a record of the running server (`<key>.json`: pid, port, binary, model, log) and one
-lease file per rune-lsp using it (`<key>.users/`). Two editors with different settings (say
-another `contextLength`) get two servers rather than one stopping the other's.
-Everything that reads or changes them holds `supervisor.lock`. A lease whose process died is
-pruned; the server stops when a release leaves no live lease. The server is started in its own
-session, so the Ctrl-C of the rune-lsp that started it does not take it from the others.
+lease file per rune-lsp using it (`<key>.users/<pid>-<id>`, holding the owner's start time).
+Two editors with different settings (say another `contextLength`) get two servers rather than
+one stopping the other's. Everything that reads or changes them holds `supervisor.lock`.
+
+A lease whose owner died (its pid gone, or taken by a process that started later) is dropped,
+and a server that no live lease holds is stopped: when the last lease is given back, and on
+every start, since a rune-lsp killed with SIGKILL gives nothing back (its server is then
+joined when the same settings ask for it, else stopped). The server runs in its own session,
+so the Ctrl-C of the rune-lsp that started it does not take it from the others; it is stopped
+by what it serves (`processes`), wrapper scripts included, and `StopResult` says when it could
+not be.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import json
+import logging
 import os
-import signal
-import socket
 import subprocess
 import time
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Literal
 
 import httpx
 
+from rune_lsp.localmodel import processes
 from rune_lsp.localmodel.errors import PortTaken, ServerFailed
 from rune_lsp.localmodel.lock import exclusive
 from rune_lsp.localmodel.proc import tail
+from rune_lsp.localmodel.processes import HOST, alive, exit_status, free_port, port_free
 from rune_lsp.localmodel.progress import Cancel, Progress, ProvisionCancelled, Step
 from rune_lsp.text_clip import tail_lines
 
-HOST = "127.0.0.1"
+log = logging.getLogger(__name__)
+
 #: Loading a 1.1 GB model from a cold disk on a busy machine can take a while.
 HEALTH_TIMEOUT = 180.0
-_STOP_WAIT = 10.0
 #: Tokens one answer may take at most. A small model on a slow CPU can ramble for many minutes
 #: (1.5 tokens/s on 2 busy cores) while it holds the one slot; an edit of a long file fits.
 #: A request's own `max_tokens` still decides below this.
 MAX_ANSWER_TOKENS = 2048
 _BIND_FAILED = ("couldn't bind", "address already in use", "failed to bind")
-
-#: Servers this process started: their exit status is only known (and reaped) through these.
-_CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,7 @@ class ServerSpec:
     def command(self, port: int) -> list[str]:
         # --jinja: the model's own chat template, which carries its tool-call format.
         # --parallel 1: one slot gets the whole context; requests queue.
+        # All but the binary are also how a stop finds the server (`processes.runs`).
         return [
             str(self.binary), "-m", str(self.model), "--alias", self.alias,
             "--host", HOST, "--port", str(port), "--jinja", "--ctx-size", str(self.context),
@@ -74,17 +81,35 @@ class ServerSpec:
 
 @dataclass(frozen=True)
 class Record:
-    pid: int
+    pid: int  # the process rune started: llama-server, or the wrapper script that runs it
     port: int
     alias: str
     key: str
     binary: str
     model: str
     log: str
+    #: What the binary was given (`ServerSpec.command` less the binary); empty in a record
+    #: written before it was kept, found then by its model and port alone.
+    args: tuple[str, ...] = ()
 
     @property
     def base_url(self) -> str:
         return f"http://{HOST}:{self.port}/v1"
+
+    @property
+    def identity(self) -> tuple[str, ...]:
+        """The arguments that tell this server's processes from any other's."""
+        return self.args or ("-m", self.model)
+
+
+@dataclass(frozen=True)
+class StopResult:
+    """What giving a lease back (or stopping a server) did. `in use`: another rune-lsp holds
+    it; `stopped`; `not running` (it had died); `left running`: it still answers and could not
+    be stopped, and `message` tells the user which process to end."""
+
+    outcome: Literal["in use", "stopped", "not running", "left running"]
+    message: str = ""
 
 
 class Supervisor:
@@ -94,15 +119,16 @@ class Supervisor:
     def acquire(self, spec: ServerSpec, *, progress: Progress, cancel: Cancel) -> Lease:
         """A lease on a healthy server for `spec`: the running one, else a new one."""
         with exclusive(self.root / "supervisor.lock", cancel=cancel):
+            self._reap(keep=spec.key)
             record = self._healthy_record(spec)
             if record is None:
                 record = self._start(spec, progress, cancel)
             lease_file = self._users(spec.key) / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
             lease_file.parent.mkdir(parents=True, exist_ok=True)
-            lease_file.write_text("", encoding="utf-8")
+            lease_file.write_text(processes.start_time(os.getpid()), encoding="utf-8")
         lease = Lease(self, spec, record, lease_file)
         # A rune-lsp that exits without closing its provider (the editor went away) still
-        # gives its lease back; only a hard kill leaves one, pruned by the next release.
+        # gives its lease back; only a hard kill leaves one, dropped by the next start.
         atexit.register(lease.release)
         return lease
 
@@ -116,8 +142,10 @@ class Supervisor:
 
     def read_record(self, key: str) -> Record | None:
         try:
-            return Record(**json.loads(self._record_path(key).read_text(encoding="utf-8")))
-        except (OSError, ValueError, TypeError):
+            fields = json.loads(self._record_path(key).read_text(encoding="utf-8"))
+            fields["args"] = tuple(fields.get("args", ()))
+            return Record(**fields)
+        except (OSError, ValueError, TypeError, AttributeError):
             return None
 
     def _write_record(self, record: Record) -> None:
@@ -126,13 +154,22 @@ class Supervisor:
         partial.write_text(json.dumps(asdict(record)), encoding="utf-8")
         partial.replace(path)
 
+    def _forget(self, record: Record) -> None:
+        current = self.read_record(record.key)
+        if current is None or current.pid == record.pid:
+            self._record_path(record.key).unlink(missing_ok=True)
+        users = self._users(record.key)
+        if users.is_dir() and not self.live_leases(record.key):
+            with contextlib.suppress(OSError):  # a lease written meanwhile keeps it
+                users.rmdir()
+
     def live_leases(self, key: str) -> list[Path]:
         """The leases of processes still alive; the others are removed."""
         directory = self._users(key)
         live = []
         for lease in sorted(directory.glob("*")) if directory.is_dir() else []:
             pid = lease.name.split("-")[0]
-            if pid.isdigit() and _alive(int(pid)):
+            if pid.isdigit() and _owner_alive(int(pid), lease):
                 live.append(lease)
             else:
                 lease.unlink(missing_ok=True)
@@ -143,11 +180,23 @@ class Supervisor:
         if record is None:
             return None
         same = record.binary == str(spec.binary) and record.model == str(spec.model)
-        if same and _alive(record.pid) and _serves(record):
+        if same and alive(record.pid) and _serves(record):
             return record
         # Dead, answering as something else, or another binary or model: start afresh.
         self._stop(record)
         return None
+
+    def _reap(self, keep: str) -> None:
+        """Stop every server no live lease holds (their rune-lsp were killed); `keep`'s is
+        about to be leased, or replaced when it does not answer."""
+        for path in sorted(self.root.glob("*.json")):
+            if path.stem == keep or self.live_leases(path.stem):
+                continue
+            record = self.read_record(path.stem)
+            if record is None:  # unreadable: nothing to stop by
+                path.unlink(missing_ok=True)
+                continue
+            self._stop(record)
 
     # --- starting and stopping --------------------------------------------------------------
 
@@ -169,54 +218,71 @@ class Supervisor:
     def _launch(self, spec: ServerSpec, port: int, cancel: Cancel) -> Record:
         self.root.mkdir(parents=True, exist_ok=True)
         log_path = self.root / f"{spec.key}.log"
-        with log_path.open("wb") as log:
+        command = spec.command(port)
+        with log_path.open("wb") as log_file:
             child = subprocess.Popen(
-                spec.command(port),
-                stdout=log,
+                command,
+                stdout=log_file,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
             )
-        _CHILDREN[child.pid] = child
+        processes.CHILDREN[child.pid] = child
         record = Record(
-            child.pid, port, spec.alias, spec.key, str(spec.binary), str(spec.model), str(log_path)
+            child.pid,
+            port,
+            spec.alias,
+            spec.key,
+            str(spec.binary),
+            str(spec.model),
+            str(log_path),
+            tuple(command[1:]),
         )
+        # Recorded before it is healthy: a rune-lsp killed while it starts leaves it to reap.
+        self._write_record(record)
         try:
             _wait_healthy(child, record, cancel)
         except BaseException:
             self._stop(record)
             raise
-        self._write_record(record)
         return record
 
-    def _stop(self, record: Record) -> None:
-        """End the server (if it is still ours and alive) and forget its record."""
-        if _alive(record.pid) and _is_server(record):
-            _terminate(record.pid)
-        _CHILDREN.pop(record.pid, None)
-        current = self.read_record(record.key)
-        if current is not None and current.pid == record.pid:
-            self._record_path(record.key).unlink(missing_ok=True)
+    def _stop(self, record: Record) -> StopResult:
+        """End the server (found by what it serves) and forget its record, unless it still
+        answers: then the record stays (it may be joined) and the result says whom to end."""
+        pids = processes.serving(record.pid, record.identity, record.port)
+        if not pids and not processes.has_proc() and alive(record.pid) and _serves(record):
+            pids = {record.pid}  # no /proc (macOS): it answers as our model on our port
+        group = processes.own_group(record.pid) if record.pid in pids else None
+        left = processes.end(pids, group) if pids else set()
+        if not alive(record.pid):
+            processes.CHILDREN.pop(record.pid, None)
+        if left or _serves(record):
+            result = StopResult("left running", _left_running(record, left))
+            log.warning("%s", result.message)
+            return result
+        self._forget(record)
+        return StopResult("stopped" if pids else "not running")
 
-    def release(self, lease: Lease) -> bool:
-        """Drop `lease`; stop the server when no live lease is left. True when it stopped."""
+    def release(self, lease: Lease) -> StopResult:
+        """Drop `lease`; stop the server when no live lease is left."""
         with exclusive(self.root / "supervisor.lock"):
             lease.file.unlink(missing_ok=True)
             if self.live_leases(lease.spec.key):
-                return False
+                return StopResult("in use")
             record = self.read_record(lease.spec.key)
-            if record is not None:
-                self._stop(record)
-            return True
+            if record is None:
+                return StopResult("not running")
+            return self._stop(record)
 
     def revive(self, lease: Lease) -> Record | None:
         """A new server when the lease's one has died (None while it still runs)."""
         with exclusive(self.root / "supervisor.lock"):
             current = self.read_record(lease.spec.key)
             moved_on = current is not None and current.pid != lease.record.pid
-            if moved_on and current is not None and _alive(current.pid) and _serves(current):
+            if moved_on and current is not None and alive(current.pid) and _serves(current):
                 return current  # another rune-lsp restarted it already
-            if _alive(lease.record.pid) and _serves(lease.record):
+            if alive(lease.record.pid) and _serves(lease.record):
                 return None
             self._stop(lease.record)
             spec = lease.spec
@@ -233,21 +299,26 @@ class Lease:
         self.file = file
         self.restarts = 0
         self.released = False
+        self._released_as = StopResult("in use")  # what a release still under way says
 
     @property
     def base_url(self) -> str:
         return self.record.base_url
+
+    def answers(self) -> bool:
+        """Whether its server answers a health request, serving its model (blocking)."""
+        return _serves(self.record)
 
     def revive(self) -> str | None:
         """After a failed request: restart a dead server, once per lease. Returns what to tell
         the user when it restarted it, None when the server is still up; raises ServerFailed
         when it died again."""
         died = exit_status(self.record.pid)
-        log = tail(Path(self.record.log), 5)
-        if self.restarts >= 1 and not _alive(self.record.pid):
+        log_end = tail(Path(self.record.log), 5)
+        if self.restarts >= 1 and not alive(self.record.pid):
             raise ServerFailed(
                 f"the local model server stopped again ({died}); not restarting it twice. "
-                f"Its log {self.record.log} ends:\n{log}"
+                f"Its log {self.record.log} ends:\n{log_end}"
             )
         record = self.supervisor.revive(self)
         if record is None:
@@ -259,86 +330,39 @@ class Lease:
             f"restarted it on port {record.port}"
         )
 
-    def release(self) -> bool:
-        if self.released:
-            return False
-        self.released = True
-        atexit.unregister(self.release)
-        return self.supervisor.release(self)
+    def release(self) -> StopResult:
+        """Give the lease back, once; a second call returns what the first did."""
+        if not self.released:
+            self.released = True
+            atexit.unregister(self.release)
+            self._released_as = self.supervisor.release(self)
+        return self._released_as
 
 
-# --- processes and ports ----------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind((HOST, 0))
-        return int(probe.getsockname()[1])
-
-
-def port_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        try:
-            probe.bind((HOST, port))
-        except OSError:
-            return False
-    return True
-
-
-def _alive(pid: int) -> bool:
-    child = _CHILDREN.get(pid)
-    if child is not None:
-        return child.poll() is None  # a zombie child still answers kill(0)
+def _owner_alive(pid: int, lease: Path) -> bool:
+    """The lease's owner still runs: its pid is alive and was not reused by a newer process."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        started = lease.read_text(encoding="utf-8").strip()
+    except OSError:
         return False
-    except PermissionError:
-        return True
-    return True
+    return alive(pid) and (not started or processes.start_time(pid) in ("", started))
 
 
-def exit_status(pid: int) -> str:
-    child = _CHILDREN.get(pid)
-    if child is not None and child.poll() is not None:
-        code = child.returncode
-        return f"killed by signal {-code}" if code < 0 else f"exit status {code}"
-    return "not running" if not _alive(pid) else "running"
+def _left_running(record: Record, left: set[int]) -> str:
+    where = f"the local model server on port {record.port} ({record.alias})"
+    if left:
+        pids = " ".join(str(pid) for pid in sorted(left))
+        return f"{where} could not be stopped: process {pids} outlived SIGKILL; end it: kill {pids}"
+    holders = " ".join(str(pid) for pid in sorted(processes.listeners(record.port)))
+    end = f"end it: kill {holders}" if holders else "end the process that serves it yourself"
+    return (
+        f"{where} could not be stopped: it still answers, and no process of yours that "
+        f"listens there runs {record.model} with rune's arguments (a `localServerPath` "
+        f"script that starts llama-server under another command line or session?); {end}"
+    )
 
 
-def _is_server(record: Record) -> bool:
-    """Whether pid is still the server we started, not a process that reused its number."""
-    if record.pid in _CHILDREN:
-        return True
-    cmdline = Path(f"/proc/{record.pid}/cmdline")
-    if cmdline.parent.parent.is_dir() and Path("/proc/self").exists():
-        try:
-            return record.binary.encode() in cmdline.read_bytes()
-        except OSError:
-            return False
-    return _serves(record)  # no /proc (macOS): it answers as our model on our port
-
-
-def _terminate(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    deadline = time.monotonic() + _STOP_WAIT
-    child = _CHILDREN.get(pid)
-    while time.monotonic() < deadline:
-        if child is not None:
-            if child.poll() is not None:
-                return
-        elif not _alive(pid):
-            return
-        time.sleep(0.1)
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        return
-    if child is not None:
-        child.wait()
+# --- health ------------------------------------------------------------------------------------
 
 
 def _serves(record: Record, timeout: float = 3.0) -> bool:

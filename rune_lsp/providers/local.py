@@ -4,7 +4,9 @@ The server is provisioned on first use (`rune_lsp.localmodel`: build or reuse ll
 fetch and verify the model, start or join the shared server) in a worker thread, reporting
 through `LocalHooks.progress`; cancelling the awaiting task cancels the provisioning. A request
 that finds the server gone restarts it once and says so through `LocalHooks.notice`; a second
-death fails the request with the server's log.
+death fails the request with the server's log and gives the lease back, so the next start
+(a run, `rune.setupLocal`) provisions anew: a lease is kept only while its server answers.
+A server that could not be stopped when the lease is given back is told through `notice` too.
 """
 
 from __future__ import annotations
@@ -67,14 +69,18 @@ class LocalModel(OpenAIModel):
         self._lease: Lease | None = None
         self._starting = asyncio.Lock()
 
-    @property
-    def started(self) -> bool:
-        """A server is leased (it may still have died since: a request finds that out)."""
-        return self._lease is not None
+    async def answering(self) -> bool:
+        """A server is leased and answers a health request (serving its model)."""
+        lease = self._lease
+        return lease is not None and await asyncio.to_thread(lease.answers)
 
     async def ensure_started(self) -> Lease:
-        """The lease on a running server, provisioning it on first use."""
+        """The lease on a server that answers: the one held while it does, else a new one
+        (provisioning on first use; a lease whose server is gone is given back first)."""
         async with self._starting:
+            held = self._lease
+            if held is not None and not await asyncio.to_thread(held.answers):
+                await self._give_back(held)
             if self._lease is None:
                 lease = await _in_thread(
                     lambda cancel: provision(self.plan, progress=self.hooks.progress, cancel=cancel)
@@ -101,11 +107,17 @@ class LocalModel(OpenAIModel):
         return await self._with_server(lambda: OpenAIModel.list_models(self))
 
     async def _with_server(self, call: Callable[[], Awaitable[_T]]) -> _T:
-        lease = await self.ensure_started()
+        # Within a run the held lease is used as it is (no health request per turn); a failed
+        # request finds out whether its server died.
+        lease = self._lease or await self.ensure_started()
         try:
             return await call()
         except ProviderUnreachableError:
-            told = await _in_thread(lambda _cancel: lease.revive())
+            try:
+                told = await _in_thread(lambda _cancel: lease.revive())
+            except LocalModelUnavailable:
+                await self._give_back(lease)  # died twice: the next start provisions anew
+                raise
             if told is None:
                 raise  # the server runs: this failure is not a crash
             self.endpoint = replace(self.endpoint, base_url=lease.base_url)
@@ -114,9 +126,17 @@ class LocalModel(OpenAIModel):
 
     async def aclose(self) -> None:
         await super().aclose()
-        lease, self._lease = self._lease, None
-        if lease is not None:
-            await asyncio.to_thread(lease.release)
+        if self._lease is not None:
+            await self._give_back(self._lease)
+
+    async def _give_back(self, lease: Lease) -> None:
+        """Release `lease` (and forget it); a server left running is told to the user (the
+        supervisor logs it)."""
+        if self._lease is lease:
+            self._lease = None
+        released = await asyncio.to_thread(lease.release)
+        if released.outcome == "left running":
+            self.hooks.notice(f"rune: {released.message}")
 
 
 async def _in_thread(work: Callable[[Cancel], _T]) -> _T:

@@ -2,9 +2,11 @@
 `rune.setupLocal` runs, and work-done progress while the model server is built, downloaded or
 started.
 
-Provisioning reports from a worker thread; the reports hop onto the event loop here. Its
-progress is cancellable: cancelling it stops the build or download (nothing half-made is kept)
-and fails the run that was waiting for it with that reason.
+A model server that died since (twice, or with its owner) is not "started": `start` and
+`rune.setupLocal` give its lease back and provision anew, and "ready" is said only of a server
+that answers a health request. Provisioning reports from a worker thread; the reports hop onto
+the event loop here. Its progress is cancellable: cancelling it stops the build or download
+(nothing half-made is kept) and fails the run that was waiting for it with that reason.
 """
 
 from __future__ import annotations
@@ -58,9 +60,9 @@ class LocalSetup:
         when it fails or the user cancels that progress."""
         from rune_lsp.providers.local import LocalModelUnavailable
 
-        if model.started:  # every run after the first: nothing to show
-            return
         self._loop = asyncio.get_running_loop()
+        if await model.answering():  # every run after the first: nothing to show
+            return
         token = f"rune/local/{uuid.uuid4().hex[:8]}"
         started = await self._begin(token, f"Rune: starting the local model ({model.model})")
         inner = asyncio.ensure_future(model.ensure_started())
@@ -167,7 +169,7 @@ class LocalSetup:
     async def setup(self, model_for: ModelFor, reapply: Reapply) -> dict[str, Any]:
         """`rune.setupLocal`: provision and start the local model now, and use it."""
         from rune_lsp.loop.ports import ModelError
-        from rune_lsp.providers.local import LocalModel
+        from rune_lsp.providers.local import LocalModel, LocalModelUnavailable
 
         self.use_local(reapply)
         settings = self.server.settings
@@ -178,6 +180,9 @@ class LocalSetup:
             raise TypeError(f"expected the local provider, got {type(model).__name__}")
         try:
             await self.start(model)
+            if not await model.answering():  # it died right after starting
+                url = model.endpoint.base_url
+                raise LocalModelUnavailable(f"the local model server at {url} does not answer")
         except ModelError as exc:
             self.server.tell(f"rune: the local model is not set up: {exc}", types.MessageType.Error)
             return {"ready": False, "error": str(exc)}

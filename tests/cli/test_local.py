@@ -16,9 +16,9 @@ import pytest
 from rune_lsp.cli.progressbar import ProgressBar
 from rune_lsp.localmodel.progress import Step
 from rune_lsp.providers import resolve
-from tests.cli.cli_process import clean_environ
+from tests.cli.cli_process import Finished, clean_environ
 from tests.cli.conftest import RunCli
-from tests.localmodel.fakes import fake_binary, fake_model
+from tests.localmodel.fakes import fake_binary, fake_model, pids_in
 
 #: No provider and no endpoint set: the default is rune's to choose.
 IMPLICIT = {"RUNE_PROVIDER": "", "RUNE_BASE_URL": "", "RUNE_MODEL": ""}
@@ -103,18 +103,37 @@ def test_setup_local_provisions_starts_and_reports_disk_use(
 ) -> None:
     fake_model(cache, "qwen-0.5b")
     binary = fake_binary(tmp_path / "bin")
-    finished = rune(
-        "setup-local",
-        "--local-model",
-        "qwen-0.5b",
-        "--local-server-path",
-        str(binary),
-        env={"RUNE_CACHE_DIR": str(cache)},
-    )
+    finished = _setup_small_local(rune, binary, {"RUNE_CACHE_DIR": str(cache)})
     assert finished.returncode == 0, finished.output
     assert "Qwen2.5-Coder-0.5B-Instruct on llama.cpp's llama-server" in finished.stdout
     assert "Usable." in finished.stdout
     assert f"Set up: model {cache / 'models'}" in finished.stdout
+
+
+def _setup_small_local(rune: RunCli, binary: Path, env: dict[str, str]) -> Finished:
+    return rune(
+        "setup-local", "--local-model", "qwen-0.5b", "--local-server-path", str(binary), env=env
+    )
+
+
+def test_a_model_server_that_could_not_be_stopped_is_told_on_the_terminal(
+    rune: RunCli, cache: Path, tmp_path: Path
+) -> None:
+    fake_model(cache, "qwen-0.5b")
+    binary = fake_binary(tmp_path / "bin")
+    starts = tmp_path / "starts"
+    env = {"RUNE_CACHE_DIR": str(cache), "FAKE_LLAMA_STARTS": str(starts)}
+    # A wrapper that serves from a process naming neither model nor port, in its own session.
+    env["FAKE_LLAMA_MODE"] = "disguise"
+    try:
+        finished = _setup_small_local(rune, binary, env)
+    finally:
+        [server] = pids_in(starts)
+        os.kill(server, signal.SIGKILL)
+    assert finished.returncode == 0, finished.output
+    assert "rune: the local model server on port " in finished.stderr
+    assert "could not be stopped: it still answers" in finished.stderr
+    assert f"end it: kill {server}" in finished.stderr
 
 
 def test_setup_local_without_build_tools_says_what_to_install(

@@ -2,8 +2,11 @@
 
 Run as `python fake_llama_server.py …` through a wrapper script (tests/localmodel/fakes.py).
 FAKE_LLAMA_MODE changes its behaviour: `old` (a --help without --jinja), `exit` (dies while
-starting), `crash-after-start` (dies when it gets its first chat), `hang` (never listens).
-FAKE_LLAMA_STARTS, when set, is a file that gets one line per start (to count restarts).
+starting), `crash-after-start` (dies when it gets its first chat), `hang` (never listens),
+`help-hang` (its --help never ends), `disguise` (serves from a child in a session of its own
+whose command line names no model or port, as a wrapper that hides its server would).
+FAKE_LLAMA_STARTS, when set, is a file that gets one line per start (to count restarts);
+FAKE_LLAMA_HELPS one line per --help (its pid).
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
+import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 MODE = os.environ.get("FAKE_LLAMA_MODE", "")
@@ -19,7 +24,19 @@ HELP = "--jinja --alias --ctx-size --threads --parallel --host --port"
 
 
 def main() -> int:
-    if "--help" in sys.argv:
+    hidden = os.environ.get("FAKE_LLAMA_ARGS")
+    argv = json.loads(hidden) if hidden else sys.argv[1:]
+    if MODE == "disguise" and not hidden:
+        env = {**os.environ, "FAKE_LLAMA_ARGS": json.dumps(argv)}
+        server = subprocess.Popen([sys.executable, __file__], env=env, start_new_session=True)
+        return server.wait()
+    if "--help" in argv:
+        helps = os.environ.get("FAKE_LLAMA_HELPS")
+        if helps:
+            with open(helps, "a", encoding="utf-8") as record:
+                record.write(f"{os.getpid()}\n")
+        if MODE == "help-hang":
+            time.sleep(3600)
         print("usage: llama-server" if MODE == "old" else f"usage: llama-server {HELP}")
         return 0
     parser = argparse.ArgumentParser()
@@ -27,14 +44,12 @@ def main() -> int:
     for flag in (*flags, "--n-predict"):
         parser.add_argument(flag)
     parser.add_argument("--jinja", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     starts = os.environ.get("FAKE_LLAMA_STARTS")
     if starts:
         with open(starts, "a", encoding="utf-8") as record:
             record.write(f"{os.getpid()}\n")
     if MODE == "hang":  # never becomes healthy
-        import time
-
         time.sleep(3600)
     if MODE == "exit":
         print("llama_model_load: error loading model: tensor data is not within bounds")

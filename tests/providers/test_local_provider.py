@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from rune_lsp.localmodel.supervisor import _alive
+from rune_lsp.localmodel.processes import alive
 from rune_lsp.loop.state import Message
 from rune_lsp.providers import make_model
 from rune_lsp.providers.local import LocalHooks, LocalModel, LocalModelUnavailable
 from rune_lsp.settings import Settings
-from tests.localmodel.fakes import fake_binary, fake_model
+from tests.localmodel.fakes import crash, fake_binary, fake_model, pids_in, record_starts
 
 
 @pytest.fixture
@@ -42,6 +42,12 @@ async def _until(condition: Callable[[], bool], seconds: float = 10) -> None:
 ASK = [Message(role="user", content="Reply with the single word: ok")]
 
 
+def _local(settings: Settings, hooks: LocalHooks) -> LocalModel:
+    model = make_model(settings, local=hooks)
+    assert isinstance(model, LocalModel)
+    return model
+
+
 async def test_a_crashed_server_is_restarted_once_and_the_user_told(settings: Settings) -> None:
     notices: list[str] = []
     model = make_model(settings, local=LocalHooks(notice=notices.append))
@@ -51,7 +57,7 @@ async def test_a_crashed_server_is_restarted_once_and_the_user_told(settings: Se
         lease = await model.ensure_started()
         first_url = model.endpoint.base_url
         os.kill(lease.record.pid, signal.SIGKILL)
-        await _until(lambda: not _alive(lease.record.pid))
+        await _until(lambda: not alive(lease.record.pid))
 
         assert (await model.chat(ASK, [])).text == "ok"
         [notice] = notices
@@ -90,5 +96,45 @@ async def test_cancelling_the_start_stops_the_server_it_started(
         await task
     await model.aclose()
     [pid] = [int(line) for line in starts.read_text().split()]
-    assert not _alive(pid)
+    assert not alive(pid)
     assert not list((Path(settings.state_dir or "") / "local-model").glob("*.json"))
+
+
+async def test_after_a_second_crash_the_next_call_provisions_anew(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    starts = record_starts(monkeypatch, tmp_path / "starts")
+    model = _local(settings, LocalHooks())
+    try:
+        lease = await model.ensure_started()
+        await crash(lease.record.pid)
+        assert (await model.chat(ASK, [])).text == "ok"  # restarted once
+        await crash(lease.record.pid)
+        with pytest.raises(LocalModelUnavailable, match="stopped again"):
+            await model.chat(ASK, [])
+
+        # The session goes on: the next call provisions a new server rather than failing.
+        assert (await model.chat(ASK, [])).text == "ok"
+        assert len(pids_in(starts)) == 3
+        assert await model.answering()
+    finally:
+        await model.aclose()
+    assert not list((Path(settings.state_dir or "") / "local-model").glob("*.json"))
+
+
+async def test_a_server_left_running_at_close_is_told(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    starts = record_starts(monkeypatch, tmp_path / "starts")
+    monkeypatch.setenv("FAKE_LLAMA_MODE", "disguise")  # a server rune cannot find to stop
+    notices: list[str] = []
+    model = _local(settings, LocalHooks(notice=notices.append))
+    try:
+        assert (await model.chat(ASK, [])).text == "ok"
+    finally:
+        await model.aclose()
+        [server] = pids_in(starts)
+        os.kill(server, signal.SIGKILL)
+    [notice] = notices
+    assert notice.startswith("rune: the local model server on port ")
+    assert "could not be stopped: it still answers" in notice and f"kill {server}" in notice

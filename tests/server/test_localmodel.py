@@ -12,13 +12,14 @@ import sys
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 from lsprotocol import types
 
 from rune_lsp.providers import resolve
 from rune_lsp.server import create_server
 from rune_lsp.server.app import RuneServer
-from tests.localmodel.fakes import fake_binary, fake_model
+from tests.localmodel.fakes import crash, fake_binary, fake_model, pids_in, record_starts
 
 from .capture import Capture
 
@@ -99,11 +100,44 @@ async def test_rune_setup_local_starts_it_and_makes_it_the_default(tmp_path: Pat
     assert not list(state.glob("*.json"))
 
 
+async def test_setup_local_starts_a_dead_server_anew_and_says_ready_only_when_it_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_model(tmp_path / "cache", "qwen-1.5b")
+    starts = record_starts(monkeypatch, tmp_path / "starts")
+    binary = fake_binary(tmp_path / "bin")
+    server, capture = await _start(
+        {"stateDir": str(tmp_path / "state"), "localServerPath": str(binary), "provider": None}
+    )
+    request = {"command": "rune.setupLocal", "arguments": []}
+    assert await _ask(server, capture, 7, types.WORKSPACE_EXECUTE_COMMAND, request) == {
+        "ready": True,
+        "error": None,
+    }
+    await crash(pids_in(starts)[0])
+
+    answer = await _ask(server, capture, 8, types.WORKSPACE_EXECUTE_COMMAND, request)
+    assert answer == {"ready": True, "error": None}
+    [_, second] = pids_in(starts)  # started anew
+    [record] = (tmp_path / "state" / "local-model").glob("*.json")
+    assert json.loads(record.read_text())["pid"] == second
+    port = json.loads(record.read_text())["port"]
+    health = await asyncio.to_thread(httpx.get, f"http://127.0.0.1:{port}/health", timeout=5)
+    assert health.status_code == 200
+
+    await crash(second)
+    monkeypatch.setenv("FAKE_LLAMA_MODE", "exit")  # it cannot come back
+    answer = await _ask(server, capture, 9, types.WORKSPACE_EXECUTE_COMMAND, request)
+    assert isinstance(answer, dict) and answer["ready"] is False
+    assert "llama-server exited (exit status 1) while starting" in answer["error"]
+    await _ask(server, capture, 10, types.SHUTDOWN, None)
+
+
 async def _ask(
     server: RuneServer, capture: Capture, id: int, method: str, params: object
 ) -> object:
     _receive(server, {"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-    for _ in range(300):
+    for _ in range(1200):  # a busy machine starts a fake server slowly: a wide bound
         await asyncio.sleep(0.05)
         answer = next((m for m in capture.messages if m.get("id") == id and "result" in m), None)
         if answer is not None:
