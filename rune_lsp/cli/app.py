@@ -12,12 +12,17 @@ import logging
 import sys
 
 from rune_lsp.cli.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UsageError
-from rune_lsp.store.scrub import scrub_shown
+from rune_lsp.cli.terminal import shown_streams
 
 log = logging.getLogger(__name__)
 
 
 def run_command(args: argparse.Namespace) -> int:
+    with shown_streams():  # what is printed is scrubbed of secrets, whoever prints it
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         if args.command == "check":
             from rune_lsp.cli.check import run_check
@@ -31,7 +36,7 @@ def run_command(args: argparse.Namespace) -> int:
 
         return run_fix(args)
     except UsageError as exc:
-        print(scrub_shown(f"rune-lsp {args.command}: {exc}"), file=sys.stderr)
+        print(f"rune-lsp {args.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:  # before or after a run: inside one, Ctrl-C cancels the run
         print(f"\nrune-lsp {args.command}: interrupted", file=sys.stderr)
@@ -39,10 +44,8 @@ def run_command(args: argparse.Namespace) -> int:
     except Exception as exc:
         log.debug("rune-lsp %s failed", args.command, exc_info=True)
         print(
-            scrub_shown(
-                f"rune-lsp {args.command}: unexpected error: {type(exc).__name__}: {exc} "
-                "(run with --log-level DEBUG for the details)"
-            ),
+            f"rune-lsp {args.command}: unexpected error: {type(exc).__name__}: {exc} "
+            "(run with --log-level DEBUG for the details)",
             file=sys.stderr,
         )
         return EXIT_FAILED

@@ -17,7 +17,7 @@ from rune_lsp.cli.errors import EXIT_FAILED, EXIT_OK
 from rune_lsp.cli.options import settings_from
 from rune_lsp.cli.report import render_result, result_json
 from rune_lsp.cli.target import OpenedTarget, open_target, parse_target
-from rune_lsp.cli.terminal import AnswerSource, StdinAnswers, use_color
+from rune_lsp.cli.terminal import AnswerSource, StdinAnswers, use_color, width_of
 from rune_lsp.loop.state import RunResult
 from rune_lsp.loop.task import FixTarget, FixTask
 from rune_lsp.settings import Settings
@@ -77,6 +77,7 @@ async def fix(
     from rune_lsp.providers import make_model
     from rune_lsp.providers.local import LocalModel
     from rune_lsp.runner.assembly import TaskUnreadableError, compose_task, not_run
+    from rune_lsp.store.atomic import unwritable
     from rune_lsp.store.protocols import ProtocolMemory
     from rune_lsp.tools.errors import AccessDenied
 
@@ -88,6 +89,11 @@ async def fix(
     except (AccessDenied, TaskUnreadableError) as exc:  # or the file went away since
         err.write(f"rune-lsp fix {shown}: refused: {exc}\n")
         return not_run(run_id, "failed", str(exc), settings)
+    problem = unwritable(settings.resolved_state_dir)
+    if problem is not None:  # every review pauses there, and the receipt is kept there
+        error = f"{problem}; set RUNE_STATE_DIR or --state-dir to a directory rune-lsp may write"
+        err.write(f"rune-lsp fix {shown}: {error}\n")
+        return not_run(run_id, "failed", error, settings)
     interrupt = Interrupt(err)
     hooks, bar = hooks_for(err)
     model = make_model(settings, local=hooks, protocols=ProtocolMemory(settings.resolved_state_dir))
@@ -183,7 +189,12 @@ def _driver(
         )
         parts = replace(parts, verifier=check)
     reviewer = TerminalReviewer(
-        root=tools.root, out=err, answers=answers, preset=request.preset, color=use_color(err)
+        root=tools.root,
+        out=err,
+        answers=answers,
+        preset=request.preset,
+        color=use_color(err),
+        width=width_of(err),
     )
     return parts.driver(
         reviewer,

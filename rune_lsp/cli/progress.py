@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from rune_lsp.controls import visible
 from rune_lsp.loop.events import (
     CheckStarted,
     ModelTurnStarted,
@@ -13,7 +14,6 @@ from rune_lsp.loop.events import (
     ToolResulted,
 )
 from rune_lsp.loop.state import describe_call
-from rune_lsp.store.scrub import scrub_shown
 
 
 class ProgressPrinter:
@@ -28,8 +28,8 @@ class ProgressPrinter:
 
     def __call__(self, event: RunEvent) -> None:
         line = describe_event(event)
-        if line is not None:  # a command, pattern or path the model chose may hold a secret
-            self._out.write(scrub_shown(line) + "\n")
+        if line is not None:  # the command, pattern or path the model chose is its text
+            self._out.write(visible(line) + "\n")
             self._out.flush()
 
 

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import json
 
+from rune_lsp.controls import visible
 from rune_lsp.loop.state import RunResult
 from rune_lsp.runner.summary import outcome_words
 
 
 def result_json(result: RunResult) -> str:
-    """The run result (docs/interface.md#run-result), camelCase keys."""
+    """The run result (docs/interface.md#run-result), camelCase keys; JSON escapes every
+    control character (and every non-ASCII one) itself."""
     return json.dumps(result.model_dump(mode="json", by_alias=True), indent=2)
 
 
 def render_result(result: RunResult) -> str:
+    """The result for a person: the model's answer, the error and the edits' paths are the
+    model's (or a server's) words, so control characters are shown, never obeyed."""
     lines: list[str] = []
     if result.answer.strip():
         lines += [result.answer.rstrip(), ""]
@@ -28,4 +32,4 @@ def render_result(result: RunResult) -> str:
         lines.append(f"verified: {'yes' if result.verified else 'no'}")
     if result.receipt:
         lines.append(f"receipt: {result.receipt}")
-    return "\n".join(lines) + "\n"
+    return visible("\n".join(lines)) + "\n"

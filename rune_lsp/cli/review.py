@@ -3,6 +3,10 @@
 `y` approves (the executor re-checks and applies), `n` rejects, `q` rejects this change and
 every later one without asking, and tells the model to stop proposing. End of input counts as
 `q`: nothing is applied that nobody approved. `--yes` / `--no` answer every question for scripts.
+
+Everything shown here but the prompt's own words is the model's: it passes `controls.visible`
+before it is printed (colours are added after), and a command is shown whole, wrapped at the
+terminal's width, before it is asked about (issue 25, item 1).
 """
 
 from __future__ import annotations
@@ -11,7 +15,8 @@ from pathlib import Path
 from typing import TextIO
 
 from rune_lsp.cli.target import relative_to_root
-from rune_lsp.cli.terminal import AnswerSource
+from rune_lsp.cli.terminal import DEFAULT_WIDTH, AnswerSource
+from rune_lsp.controls import visible
 from rune_lsp.loop.state import (
     Approve,
     Decision,
@@ -46,6 +51,7 @@ class TerminalReviewer:
         answers: AnswerSource | None = None,
         preset: bool | None = None,
         color: bool = False,
+        width: int = DEFAULT_WIDTH,
     ) -> None:
         if preset is None and answers is None:
             raise ValueError("a TerminalReviewer needs answers unless every answer is preset")
@@ -54,10 +60,11 @@ class TerminalReviewer:
         self._answers = answers
         self._preset = preset
         self._color = color
+        self._width = width
         self._stopped: str | None = None  # why the review ended early (q or end of input)
 
     async def decide(self, change: PreparedChange, state: RunState) -> Decision:
-        label = f"{change.tool} {self._target(change)}"
+        label = f"{change.tool}{self._target(change)}"
         if self._stopped is not None:
             self._write(f"skipped {label}: the review has ended\n")
             return Reject(reason=self._stopped)
@@ -84,15 +91,16 @@ class TerminalReviewer:
         lines = [f"\n[{position}/{len(pending)}] {label}\n"]
         reason = change.reason.strip()
         if reason:
-            lines.append(f"{shorten(reason, MAX_REASON_SHOWN)}\n")
+            lines.append(f"{visible(shorten(reason, MAX_REASON_SHOWN))}\n")
         if isinstance(change, PreparedEdit):
             lines.append(self._diff(change))
         else:
-            lines.append(f"$ {change.command}\n  (in {self._target_dir(change)})\n")
+            lines.append(command_rows(change.command, self._width))
+            lines.append(f"  (in {visible(self._target_dir(change))})\n")
         self._write("".join(lines))
 
     def _diff(self, edit: PreparedEdit) -> str:
-        diff = unified_diff(edit, display_path=relative_to_root(edit.path, self._root))
+        diff = visible(unified_diff(edit, display_path=relative_to_root(edit.path, self._root)))
         if not diff:
             return "(this edit changes nothing)\n"
         return colorize(diff) if self._color else diff
@@ -116,9 +124,10 @@ class TerminalReviewer:
             self._write("Please answer y (apply), n (reject) or q (reject this and the rest).\n")
 
     def _target(self, change: PreparedChange) -> str:
+        """The file, or for a command nothing: the command follows whole."""
         if isinstance(change, PreparedEdit):
-            return relative_to_root(change.path, self._root)
-        return shorten(change.command, 60)
+            return " " + visible(relative_to_root(change.path, self._root))
+        return ""
 
     def _target_dir(self, command: PreparedCommand) -> str:
         shown = relative_to_root(command.cwd, self._root)
@@ -127,3 +136,19 @@ class TerminalReviewer:
     def _write(self, text: str) -> None:
         self._out.write(text)
         self._out.flush()
+
+
+def command_rows(command: str, width: int) -> str:
+    """The whole command as the user is asked about it: control characters shown (a carriage
+    return too, which the shell would run as part of the line), cut into rows of at most
+    `width` columns, `$ ` before the first and `> ` before every other (a wrapped row or a line
+    of its own). No part of it can hide past the edge, under a run of blanks or under a
+    benign first line."""
+    text = visible(command).replace("\r", "\\x0d")
+    size = max(1, width - 2)
+    rows = [
+        line[start : start + size]
+        for line in text.split("\n")
+        for start in range(0, max(len(line), 1), size)
+    ]
+    return "".join(f"{'$' if n == 0 else '>'} {row}\n" for n, row in enumerate(rows))

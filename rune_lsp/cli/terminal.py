@@ -1,13 +1,22 @@
-"""What the terminal can do: colours, and typed answers read without blocking the event loop."""
+"""What the terminal can do: colours, its width, typed answers read without blocking the event
+loop, and the one gate every line the CLI prints passes (`shown_streams`)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import os
+import shutil
+import sys
 import threading
-from collections.abc import Mapping
-from typing import Protocol, TextIO
+from collections.abc import Iterator, Mapping
+from typing import Protocol, TextIO, cast
+
+from rune_lsp.store.scrub import scrub_shown
+
+#: Columns assumed when the output is no terminal (a pipe, a file, a test's capture).
+DEFAULT_WIDTH = 80
 
 
 def use_color(stream: TextIO, environ: Mapping[str, str] | None = None) -> bool:
@@ -17,6 +26,50 @@ def use_color(stream: TextIO, environ: Mapping[str, str] | None = None) -> bool:
         return False
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())
+
+
+def width_of(stream: TextIO) -> int:
+    """The terminal's columns for `stream`, or DEFAULT_WIDTH when it is no terminal."""
+    isatty = getattr(stream, "isatty", None)
+    if isatty is None or not isatty():
+        return DEFAULT_WIDTH
+    return max(20, shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns)
+
+
+class ShownStream(io.TextIOBase):
+    """A text stream that writes to `stream` what `scrub_shown` leaves: the configured API
+    key, a base URL's password and well-known token shapes masked. Each write is scrubbed
+    whole, so a printer writes a line or a block at once, never a secret in pieces."""
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(scrub_shown(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+
+@contextlib.contextmanager
+def shown_streams() -> Iterator[None]:
+    """While a command runs, everything it prints to stdout and stderr is scrubbed: the one
+    place the CLI's output leaves the process (issue 25, item 2: the answer, the review and
+    the result once showed the key the model quoted)."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = cast(TextIO, ShownStream(out)), cast(TextIO, ShownStream(err))
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err
 
 
 class AnswerSource(Protocol):

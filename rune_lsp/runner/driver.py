@@ -203,7 +203,17 @@ class RunDriver:
     def _persist(self, state: RunState) -> None:
         if self.pending_store is None:
             return
-        self.pending_store.save(
+        try:
+            self._save_pause(state, self.pending_store)
+        except OSError as exc:  # the disk failed since the run began: the review goes on
+            log.warning(
+                "could not keep run %s's paused review (%s): it cannot be resumed after a restart",
+                state.run_id,
+                exc,
+            )
+
+    def _save_pause(self, state: RunState, pending_store: PendingStore) -> None:
+        pending_store.save(
             PendingRun(
                 run_id=state.run_id,
                 state=state,

@@ -6,6 +6,7 @@ gets an InvalidParams error that names the field, never a crash halfway through 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -20,7 +21,9 @@ _converter = converters.get_converter()
 
 
 class _Args(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    # Strict: JSON's `true`, `"2"` or `3.0` is no hunk number (issue 25, item 9); validated
+    # from JSON text (`parse`), so an array is still a tuple.
+    model_config = ConfigDict(frozen=True, extra="ignore", strict=True)
 
 
 class PositionArg(_Args):
@@ -95,7 +98,9 @@ def parse(model: type[A], command: str, args: tuple[Any, ...]) -> A:
     if len(args) != 1:
         raise JsonRpcInvalidParams(f"{command} takes one argument object, got {len(args)}")
     try:
-        return model.model_validate(args[0])
+        # As JSON text: strict types as JSON has them (an array is a tuple, 3.0 no int), which
+        # Python-mode strictness cannot say of the decoded objects.
+        return model.model_validate_json(json.dumps(args[0]))
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or 'argument'}: {err['msg']}"

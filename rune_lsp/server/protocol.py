@@ -3,7 +3,9 @@
 - A message that does not fit (a request's params, an answer to one of our requests, a
   notification) is one log line and the right consequence: an error answer, a failed request,
   a skip. pygls logged a traceback and dropped it, leaving a client or a run waiting for ever.
-- The text of what the editor shows or logs (messages, progress) never carries a secret.
+- Nothing the editor shows or logs (messages, progress, an applyEdit's label, diagnostics,
+  inlay hints, a command's result such as the run result) carries a secret: every message
+  leaves through `_send_data`, which scrubs its strings (issue 25, item 2).
 - Shutdown, finished futures, cancels and late answers are handled without crashing or leaking.
 """
 
@@ -12,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from concurrent.futures import Future as ThreadFuture
 from dataclasses import dataclass
 from functools import partial
@@ -138,19 +140,23 @@ class RuneProtocol(LanguageServerProtocol):
         log.warning("request %s refused: %s", msg_id, error)
         self._send_response(msg_id, error=error.to_response_error())
 
-    def notify(self, method: str, params: Any | None = None) -> None:
-        super().notify(method, _scrubbed(params) if method in _SHOWN else params)
+    def _send_data(self, data: Any) -> None:
+        """Every message to the editor leaves through here: its shown text is scrubbed."""
+        super()._send_data(self._shown(data) if data else data)
 
-    def send_request(
-        self,
-        method: str,
-        params: Any | None = None,
-        callback: Callable[[Any], None] | None = None,
-        msg_id: MsgId | None = None,
-    ) -> ThreadFuture[Any]:
-        if method in _SHOWN:
-            params = _scrubbed(params)
-        return super().send_request(method, params, callback, msg_id)
+    def _shown(self, value: Any, key: str = "") -> Any:
+        """`value` with every string the editor may show scrubbed (`store.scrub`), the way
+        pygls' own serialisation (`_serialize_message`) walks it. What an edit writes, and
+        where, is left as it is (`_LANDS`)."""
+        if isinstance(value, str):
+            return value if key in _LANDS else scrub_shown(value)
+        if isinstance(value, dict):
+            return {name: self._shown(item, name) for name, item in value.items()}
+        if isinstance(value, list | tuple):
+            return [self._shown(item, key) for item in value]
+        if attrs.has(type(value)):
+            return self._shown(self._converter.unstructure(value), key)
+        return value
 
     @lsp_method(types.SHUTDOWN)
     def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
@@ -213,30 +219,9 @@ class RuneProtocol(LanguageServerProtocol):
         super()._handle_response(msg_id, result, error)
 
 
-#: What the editor shows the user or keeps as its log: the text of these never carries a secret
-#: (`store.scrub`). Edits and diagnostics hold the user's own text and are left alone.
-_SHOWN = frozenset(
-    {
-        types.WINDOW_LOG_MESSAGE,
-        types.WINDOW_SHOW_MESSAGE,
-        types.WINDOW_SHOW_MESSAGE_REQUEST,
-        types.PROGRESS,
-    }
-)
-
-
-def _scrubbed(params: Any) -> Any:
-    """A copy of `params` whose `message` and `title` (a progress value's too) are scrubbed."""
-    if isinstance(params, types.ProgressParams):
-        return attrs.evolve(params, value=_scrubbed(params.value))
-    if not attrs.has(type(params)):
-        return params
-    texts = {
-        name: scrub_shown(text)
-        for name in ("message", "title")
-        if isinstance(text := getattr(params, name, None), str)
-    }
-    return attrs.evolve(params, **texts) if texts else params
+#: Keys whose string is what an edit writes, or where: never scrubbed, or what lands would
+#: differ from the proposal the user accepted (the tools refuse a change that holds a secret).
+_LANDS = frozenset({"newText", "uri"})
 
 
 def _unreadable(data: dict[str, Any], exc: Exception) -> UnreadableMessage:

@@ -32,6 +32,7 @@ from rune_lsp.server.notices import RefusalNotice
 from rune_lsp.server.progress import RunProgress
 from rune_lsp.server.review import LspReviewer
 from rune_lsp.server.undo import Undos
+from rune_lsp.store.atomic import unwritable
 from rune_lsp.store.ownership import RunRegistry, SessionLock, new_session_id
 from rune_lsp.store.pending import PendingRun, PendingStore
 from rune_lsp.store.receipts import ReceiptStore
@@ -97,11 +98,17 @@ class RunManager:
         except AccessDenied as exc:
             return self.refused(path, str(exc))
         run_id = uuid.uuid4().hex[:12]
+        failed = self._unwritable_state(run_id)
+        if failed is not None:
+            return failed
         return await self._launch(
             run_id, _doc_key(path), request_id, path, task.prompt(), tools=tools
         )
 
     async def resume(self, run_id: str, request_id: Any) -> RunResult:
+        failed = self._unwritable_state(run_id)
+        if failed is not None:
+            return failed
         record = self.pending_store.claim(run_id, self.session)
         path = Path(record.document_path) if record.document_path else Path(record.document_uri)
         return await self._launch(
@@ -156,6 +163,16 @@ class RunManager:
                 log.info("run %s ended after it was replaced; its result is not current", run_id)
             self.registry.release(doc_key, run_id, generation)
             progress.end(outcome)
+
+    def _unwritable_state(self, run_id: str) -> RunResult | None:
+        """The failed result, told to the user, when `stateDir` cannot be written: a run
+        pauses there for every review and keeps its receipt there."""
+        problem = unwritable(self.server.settings.resolved_state_dir)
+        if problem is None:
+            return None
+        error = f"{problem}; set stateDir (RUNE_STATE_DIR) to a directory rune-lsp may write"
+        RefusalNotice(self.server).tell(f"rune: {error}")
+        return not_run(run_id, "failed", error, self.server.settings)
 
     async def _start_local(self, run_id: str) -> RunResult | None:
         """Before a run on the `local` provider: its model server, built, fetched and started

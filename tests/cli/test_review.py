@@ -143,7 +143,7 @@ async def test_commands_are_shown_with_their_folder() -> None:
     reviewer, out = _reviewer(Answers("n\n"))
     await reviewer.decide(command, _state(command))
     shown = out.getvalue()
-    assert "[1/1] run_command pytest -q\n$ pytest -q\n  (in the workspace root)\n" in shown
+    assert "[1/1] run_command\n$ pytest -q\n  (in the workspace root)\n" in shown
     assert shown.endswith("Run this command? [y/n/q] ")
 
 

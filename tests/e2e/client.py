@@ -161,6 +161,12 @@ class EditorClient(LanguageClient):
         if self.process is not None:
             self.process.detach()
 
+    async def stderr_read(self, within: float) -> str:
+        """The server's whole stderr, once its process closed it (an event, not a pause that a
+        loaded machine may outlast)."""
+        await asyncio.wait_for(asyncio.shield(self._stderr_forwarder), within)
+        return "".join(self.stderr_lines)
+
     async def _keep_stderr(self, stderr: asyncio.StreamReader) -> None:
         while line := await stderr.readline():
             text = line.decode("utf-8", "replace")

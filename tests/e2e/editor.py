@@ -41,8 +41,9 @@ MessageAnswer = Literal["Run", "Deny", "never", "error"]
 
 #: Seconds between an applyEdit reply and the didChange/didOpen that follows it.
 CHANGE_DELAY = 0.01
-WAIT = 10.0  # default bound for anything a test waits on
-RUN_WAIT = 20.0  # a whole run
+#: Bounds on waits: guards against a hang, never speed targets (a busy 2-core CI machine).
+WAIT = 30.0  # default bound for anything a test waits on
+RUN_WAIT = 60.0  # a whole run
 
 
 @dataclass(frozen=True)

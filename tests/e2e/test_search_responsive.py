@@ -33,7 +33,9 @@ async def test_code_actions_are_answered_while_a_runaway_search_runs(
         actions = await editor.code_actions(editor.uri("app.py"), whole_line)
         slowest = max(slowest, time.monotonic() - started)
         assert [a.title for a in actions] == ["Rune: Fix this"]
-    assert slowest < 1.0  # 25 s and more before: the whole server waited on the regex
+    # 25 s and more before, the whole server waiting on the regex; a loaded machine answers
+    # within a second or two (a 1 s bound could fail it: issue 25, item 10).
+    assert slowest < 5.0
 
     run_id = token.removeprefix("rune/")
     assert await editor.command("rune.cancel", {"runId": run_id}) == {"cancelled": True}

@@ -128,7 +128,9 @@ async def test_the_server_answers_while_a_run_waits_on_a_slow_model(
     fix = editor.start_fix("app.py")
     assert await asyncio.to_thread(double.wait_for_chat, WAIT)
 
-    actions = await asyncio.wait_for(editor.code_actions(editor.uri("app.py"), LINE_1), timeout=2)
+    actions = await asyncio.wait_for(
+        editor.code_actions(editor.uri("app.py"), LINE_1), timeout=WAIT
+    )
     run_id = (await editor.run_token()).removeprefix("rune/")
 
     assert [a.title for a in actions] == ["Rune: Fix this"]

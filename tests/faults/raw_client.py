@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from tests.e2e.conftest import server_env
 
-WAIT = 10.0
+WAIT = 30.0  # a guard against a hang, never a speed target
 
 
 def framed(body: bytes) -> bytes:

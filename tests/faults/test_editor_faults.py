@@ -47,8 +47,7 @@ async def vanish_mid_review(editor: FakeEditor, double: ModelDouble) -> tuple[st
     # request ends with the process.
     with contextlib.suppress(RuntimeError):
         await asyncio.wait_for(fix.task, WAIT)
-    await asyncio.sleep(0.2)  # stderr is read to its end once the process is gone
-    return run_id, code, "".join(editor.client.stderr_lines)
+    return run_id, code, await editor.client.stderr_read(WAIT)
 
 
 async def test_a_client_that_vanishes_mid_review_stops_the_server_cleanly(

@@ -72,7 +72,10 @@ async def test_secrets_in_tool_calls_and_settings_are_never_shown(
     await editor.wait_for(lambda: editor.logged("rune: ollama model"), "the settings log line")
     shown = everything_shown(editor)
     assert "run_command curl" in shown and "bob:***@" in shown  # the lines are there, masked
-    assert editor.message_requests  # the command was asked about
+    # A command holding the key would be asked about as `***` and run with the key: it is
+    # refused instead (docs/interface.md#secrets-in-a-change).
+    assert not editor.message_requests
+    assert dict(result.calls())["run_command"] == "denied"
     assert_clean(shown)
 
 

@@ -31,6 +31,10 @@ from .fakes import (
     turn,
 )
 
+#: Seconds to wait for an event the scripted model or executor sets at once: a guard against
+#: a hang, never a speed target (it was 5 s; a loaded machine must not fail it).
+HANG_GUARD = 60.0
+
 
 async def finish(model: ScriptedModel, executor: FakeExecutor) -> Finished:
     outcome = await AgentLoop(model, executor, LoopConfig()).run("task", run_id="r1")
@@ -91,7 +95,7 @@ async def test_an_executor_exception_is_that_calls_failed_result(executor: FakeE
 async def test_cancelling_while_the_model_thinks_ends_cancelled(executor: FakeExecutor) -> None:
     model = ScriptedModel.of(turn(read("a")), Hang(), answer("never"))
     task = asyncio.create_task(AgentLoop(model, executor, LoopConfig()).run("task"))
-    await asyncio.wait_for(model.entered_hang.wait(), 5)
+    await asyncio.wait_for(model.entered_hang.wait(), HANG_GUARD)
     task.cancel()
     outcome = await task
     assert isinstance(outcome, Finished)
@@ -108,7 +112,7 @@ async def test_cancelling_during_a_tool_skips_the_rest_of_the_turn() -> None:
     executor.hang_on_execute = True
     model = ScriptedModel.of(turn(read("a"), read("b")), answer("never"))
     task = asyncio.create_task(AgentLoop(model, executor, LoopConfig()).run("task"))
-    await asyncio.wait_for(executor.execute_started.wait(), 5)
+    await asyncio.wait_for(executor.execute_started.wait(), HANG_GUARD)
     task.cancel()
     outcome = await task
     assert isinstance(outcome, Finished)
@@ -127,7 +131,7 @@ async def test_cancelling_a_resume_leaves_no_pending_edit_behind() -> None:
     assert isinstance(paused, Paused)
     approve_all(paused.state)
     task = asyncio.create_task(loop.resume(paused.state))
-    await asyncio.wait_for(model.entered_hang.wait(), 5)
+    await asyncio.wait_for(model.entered_hang.wait(), HANG_GUARD)
     task.cancel()
     outcome = await task
     assert isinstance(outcome, Finished)
@@ -155,7 +159,7 @@ async def test_a_cancelled_resume_reports_what_the_editor_already_landed() -> No
 
     executor.apply = slow_apply  # type: ignore[method-assign]
     task = asyncio.create_task(loop.resume(paused.state))
-    await asyncio.wait_for(gate.wait(), 5)
+    await asyncio.wait_for(gate.wait(), HANG_GUARD)
     task.cancel()
     outcome = await task
     assert isinstance(outcome, Finished)

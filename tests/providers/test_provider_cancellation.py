@@ -1,6 +1,6 @@
 """Cancelling a model call mid-stream closes the HTTP stream at once, and the server sees it.
 
-The bound asserted here is loose (one second) to stay deterministic on a busy machine; the
+The bound asserted here is loose (ten seconds) to stay deterministic on a busy machine; the
 100 ms target is a benchmark's business.
 """
 
@@ -18,7 +18,10 @@ from tests.doubles.model_double import Hang, ModelDouble, Reply, Scripted
 
 Connect = Callable[..., HttpProvider]
 ASK = [Message(role="user", content="write a long story")]
-LOOSE_BOUND = 1.0
+#: Seconds a cancel may take to close the stream: the slow drip sends a chunk every 30 s and the
+#: stall never does, so waiting for either is far over this; a loaded machine is far under it
+#: (it was 1 s, which a busy 2-core CI machine can exceed: issue 25, item 10).
+LOOSE_BOUND = 10.0
 
 
 @pytest.mark.parametrize(

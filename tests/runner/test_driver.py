@@ -203,7 +203,7 @@ async def test_concurrent_reviews_are_all_open_before_any_is_answered(rig: Rig) 
     reviewer = AllAtOnce(expected=2)
     driver = rig.driver(ScriptedModel.of(turn(FIX, second), answer("Both.")), reviewer)
     driver.concurrent_reviews = True
-    result = await asyncio.wait_for(driver.start("run-10"), 10)
+    result = await asyncio.wait_for(driver.start("run-10"), 60)  # a hang guard, not a target
 
     assert [e.status for e in result.edits] == ["applied", "applied"]
     assert reviewer.answered == [c.edit_id for c in reversed(reviewer.seen)]

@@ -55,7 +55,9 @@ CAPABILITIES: dict[str, dict[str, Any]] = {
     },
 }
 Kind = Literal["vscode", "neovim-0.12", "neovim"]
-WAIT = 5.0
+#: Bound for what a test waits on: a guard against a hang, never a speed target (a run that
+#: imports the run machinery for the first time took over 5 s on a loaded machine).
+WAIT = 30.0
 
 
 @dataclass(frozen=True)

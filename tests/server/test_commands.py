@@ -18,6 +18,7 @@ from rune_lsp.server.commands import (
 )
 
 URI = "file:///ws/app.py"
+END = {"line": 2, "character": 0}
 DIAGNOSTIC = {
     "range": {"start": {"line": 4, "character": 0}, "end": {"line": 4, "character": 9}},
     "message": "undefined name 'x'",
@@ -139,3 +140,44 @@ def test_hunk_arguments_use_the_wire_names_and_keep_the_reason() -> None:
 )
 def test_bad_hunk_arguments_name_the_field(argument: dict[str, Any], field: str) -> None:
     assert f"{field}:" in invalid(HunkArgs, argument)
+
+
+@pytest.mark.parametrize(
+    ("argument", "field"),
+    [
+        ({"editId": "e1", "hunkId": True}, "hunkId"),
+        ({"editId": "e1", "hunkId": "2"}, "hunkId"),
+        ({"editId": "e1", "hunkId": 3.0}, "hunkId"),
+        ({"editId": "e1", "hunkId": 1, "lines": [True]}, "lines.0"),
+        ({"editId": "e1", "hunkId": 1, "lines": ["1"]}, "lines.0"),
+        ({"editId": "e1", "hunkId": 1, "lines": [2.0]}, "lines.0"),
+        ({"editId": True}, "editId"),
+    ],
+)
+def test_a_hunk_is_decided_only_by_a_json_integer(argument: dict[str, Any], field: str) -> None:
+    # Issue 25, item 9: each of these used to be coerced and decided a hunk.
+    assert f"{field}:" in invalid(HunkArgs, argument)
+
+
+@pytest.mark.parametrize(
+    ("model", "argument", "field"),
+    [
+        (RunIdArgs, {"runId": 7}, "runId"),
+        (EditVerdictArgs, {"editId": "e1", "reason": False}, "reason"),
+        (FixThisArgs, {"uri": URI, "instruction": 3}, "instruction"),
+        (
+            FixThisArgs,
+            {"uri": URI, "range": {"start": {"line": "1", "character": 0}, "end": END}},
+            "range.start.line",
+        ),
+        (
+            FixThisArgs,
+            {"uri": URI, "range": {"start": {"line": 1.0, "character": 0}, "end": END}},
+            "range.start.line",
+        ),
+    ],
+)
+def test_every_command_argument_is_strictly_typed(
+    model: type[Any], argument: dict[str, Any], field: str
+) -> None:
+    assert f"{field}:" in invalid(model, argument)

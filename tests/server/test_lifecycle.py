@@ -10,6 +10,7 @@ from lsprotocol import types
 
 from rune_lsp.server import create_server, lifecycle
 from rune_lsp.server.app import RuneServer
+from tests.server.editor import until
 
 from .capture import Capture
 
@@ -87,7 +88,11 @@ async def test_a_settings_pull_the_client_never_answers_is_given_up(
         },
     )
     _receive(server, {"jsonrpc": "2.0", "method": types.INITIALIZED, "params": {}})
-    await asyncio.sleep(0.3)
+    # The give-up is an event to wait for: a fixed pause could end before it on a busy machine.
+    await until(
+        lambda: any(m.get("method") == types.CANCEL_REQUEST for m in capture.messages),
+        "the unanswered pull withdrawn",
+    )
 
     [pull] = [m for m in capture.messages if m.get("method") == types.WORKSPACE_CONFIGURATION]
     cancels = [m for m in capture.messages if m.get("method") == types.CANCEL_REQUEST]

@@ -11,7 +11,7 @@ import pytest
 
 from rune_lsp.interface import ACCEPT_EDIT
 from rune_lsp.server.undo import UNDONE
-from tests.loop.fakes import answer, edit, turn
+from tests.loop.fakes import answer, edit, read, turn
 from tests.server.conftest import Launch
 from tests.server.editor import APP_PY, Apply, InProcessEditor, Kind, finished, until
 
@@ -106,3 +106,39 @@ async def test_typing_after_the_edit_ends_the_watch(launch: Launch) -> None:
     editor._changed(uri, APP_PY)  # not Ctrl+Z of the edit any more: the user typed since
     await asyncio.sleep(0.8)
     assert not any(e["detail"].startswith(UNDONE) for e in receipt_edits(editor, result["runId"]))
+
+
+async def test_flips_during_a_run_are_told_once_and_write_no_false_notes(launch: Launch) -> None:
+    # Issue 25, item 8: 400 undo/redo flips while the run went on gave the model 400 notices
+    # in one request and the receipt 400 notes "after the run ended".
+    editor = await launch(FIX, turn(read("app.py")), answer("Noted."), kind="vscode")
+    uri = editor.open()
+    model = editor.model
+    chat = model.chat
+
+    async def flipping_chat(*args: Any, **kwargs: Any) -> Any:
+        if len(model.calls) == 1:  # the edit landed; the model is asked again
+            for _ in range(200):
+                editor._changed(uri, APP_PY)  # Ctrl+Z
+                editor._changed(uri, FIXED)  # Ctrl+Y
+            editor._changed(uri, APP_PY)  # one more Ctrl+Z: undone, in the end
+        return await chat(*args, **kwargs)
+
+    model.chat = flipping_chat  # type: ignore[method-assign]
+    result = await finished(editor.fix()[1])
+
+    third = "\n".join(m.content for m in model.calls[2].messages)
+    assert third.count("The user undid your edit of app.py") == 1
+    assert "The user redid your edit" not in third
+    first = result["edits"][0]
+    assert first["detail"].startswith(UNDONE)
+
+    editor._changed(uri, FIXED)  # a redo after the run ended: one true note
+    run_id = result["runId"]
+    await until(
+        lambda: not receipt_edits(editor, run_id)[0]["detail"].startswith(UNDONE),
+        "the redo in the receipt",
+    )
+    assert [n for n in notes(editor, run_id) if "by the user in the editor" in n] == [
+        f"edit {first['editId']} was redone by the user in the editor after the run ended"
+    ]

@@ -25,29 +25,27 @@ EVIL_LINE = "a" * 30 + "!\n"
 DEADLINE = 1.0
 
 
-def _tools(ws: Path, *, ripgrep: bool) -> WorkspaceTools:
+def _tools(ws: Path, *, ripgrep: bool, deadline: float = DEADLINE) -> WorkspaceTools:
     return WorkspaceTools(
         ws,
         Sandbox.for_workspace([ws]),
         OverlayDocuments({}),
         use_ripgrep=ripgrep,
-        search_timeout=DEADLINE,
+        search_timeout=deadline,
     )
 
 
-async def _while_ticking(work: Awaitable[ToolOutcome]) -> tuple[ToolOutcome, float, float]:
-    """The outcome, the seconds it took, and the longest the event loop went without a tick."""
-    longest = 0.0
+async def _while_ticking(work: Awaitable[ToolOutcome]) -> tuple[ToolOutcome, float, int]:
+    """The outcome, the seconds it took, and how many times the event loop woke a ticker
+    meanwhile (a loop blocked for the whole search wakes it at most once)."""
+    ticks = 0
     done = asyncio.Event()
 
     async def tick() -> None:
-        nonlocal longest
-        last = time.monotonic()
+        nonlocal ticks
         while not done.is_set():
             await asyncio.sleep(0.01)
-            now = time.monotonic()
-            longest = max(longest, now - last)
-            last = now
+            ticks += 1
 
     ticker = asyncio.create_task(tick())
     started = time.monotonic()
@@ -56,17 +54,25 @@ async def _while_ticking(work: Awaitable[ToolOutcome]) -> tuple[ToolOutcome, flo
     finally:
         done.set()
         await ticker
-    return outcome, time.monotonic() - started, longest
+    return outcome, time.monotonic() - started, ticks
 
 
-def _assert_timed_out(outcome: ToolOutcome, took: float, longest_gap: float) -> None:
+#: A search that is not stopped runs for minutes; one stopped at the deadline takes about
+#: DEADLINE. Bounded this loosely, a loaded machine cannot fail the test (issue 25, item 10).
+STOPPED_WITHIN = DEADLINE * 10
+#: Ticks of 10 ms over a search of about DEADLINE: ~100 on an idle machine, at most one when
+#: the event loop is blocked throughout.
+MIN_TICKS = 5
+
+
+def _assert_timed_out(outcome: ToolOutcome, took: float, ticks: int) -> None:
     assert outcome.status == "failed"
     assert outcome.content.startswith(
         f"search timed out after {DEADLINE:g} s: matching '(a+)+$' took too long. "
         "Simplify the pattern"
     )
-    assert took < DEADLINE + 2.0
-    assert longest_gap < 0.5  # the event loop kept serving the editor throughout
+    assert took < STOPPED_WITHIN
+    assert ticks >= MIN_TICKS  # the event loop kept serving the editor throughout
 
 
 async def test_a_catastrophic_pattern_times_out_without_ripgrep(ws: Path) -> None:
@@ -78,27 +84,27 @@ async def test_a_catastrophic_pattern_times_out_without_ripgrep(ws: Path) -> Non
 async def test_a_catastrophic_pattern_times_out_with_ripgrep(ws: Path) -> None:
     if shutil.which("rg") is None:
         pytest.skip("ripgrep (rg) is not on PATH; the fake-rg tests below still run")
-    tools = _tools(ws, ripgrep=True)
     write(ws, "a.txt", EVIL_LINE)
-    # rg's engine is linear: it rules the file out at once, so Python never matches it.
-    outcome, took, _ = await _while_ticking(tools.execute("search", EVIL))
+    # rg's engine is linear: it rules the file out at once, so Python never matches it. Under
+    # a deadline of its own: rg's and the child's start-up took over 1 s on a loaded machine.
+    outcome = await _tools(ws, ripgrep=True, deadline=60).execute("search", EVIL)
     assert outcome.content == "No matches for '(a+)+$' in .."
-    assert took < DEADLINE
     # A file rg does find a match in is matched line by line in Python: the deadline holds.
     write(ws, "a.txt", "aaa\n" + EVIL_LINE)
+    tools = _tools(ws, ripgrep=True)
     _assert_timed_out(*await _while_ticking(tools.execute("search", EVIL)))
 
 
 async def test_a_catastrophic_glob_times_out(ws: Path) -> None:
     write(ws, "a" * 40, "x\n")  # pathspec makes this glob a regex with ten nested [^/]*
     tools = _tools(ws, ripgrep=False)
-    outcome, took, gap = await _while_ticking(
+    outcome, took, ticks = await _while_ticking(
         tools.execute("search", SearchArgs(pattern="x", glob="*a" * 10 + "*b"))
     )
     assert outcome.status == "failed"
     assert outcome.content.startswith(f"search timed out after {DEADLINE:g} s")
     assert "over files matching" in outcome.content
-    assert took < DEADLINE + 2.0 and gap < 0.5
+    assert took < STOPPED_WITHIN and ticks >= MIN_TICKS
 
 
 def _fake_rg(tmp_path: Path, body: str) -> Path:
@@ -117,9 +123,11 @@ async def test_a_hanging_ripgrep_is_killed_at_the_deadline(
     monkeypatch.setenv("PATH", f"{rg.parent}{os.pathsep}{os.environ['PATH']}")
     write(ws, "a.txt", "needle\n")
     tools = _tools(ws, ripgrep=True)
-    outcome, took, gap = await _while_ticking(tools.execute("search", SearchArgs(pattern="needle")))
+    outcome, took, ticks = await _while_ticking(
+        tools.execute("search", SearchArgs(pattern="needle"))
+    )
     assert outcome.content.startswith(f"search timed out after {DEADLINE:g} s")
-    assert took < DEADLINE + 2.0 and gap < 0.5
+    assert took < STOPPED_WITHIN and ticks >= MIN_TICKS
     pid = int(pid_file.read_text())
     for _ in range(50):  # killed with its group, at once or a moment later
         if not _running(pid):
@@ -141,14 +149,13 @@ def _running(pid: int) -> bool:
     return state != "Z"
 
 
-async def test_an_ordinary_search_pays_little_for_its_process(ws: Path) -> None:
-    """The child's start-up is the whole overhead; it stays well under the deadline."""
+async def test_an_ordinary_search_in_its_child_process_finds_its_match(ws: Path) -> None:
+    """Its cost (the child's start-up: 0.7 to 1.2 s on the shared CI machine, over the 1 s
+    deadline of the tests above) is measured by `python -m bench.timed_checks`."""
     write(ws, "a.py", "needle\n")
-    tools = _tools(ws, ripgrep=False)
-    started = time.monotonic()
+    tools = _tools(ws, ripgrep=False, deadline=60)
     outcome = await tools.execute("search", SearchArgs(pattern="needle"))
     assert outcome.content == "a.py:1: needle"
-    assert time.monotonic() - started < DEADLINE
 
 
 async def test_cancelling_the_search_kills_its_child_at_once(
