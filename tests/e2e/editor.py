@@ -219,17 +219,17 @@ class FakeEditor:
         process = self.client.process
         if process is not None and process.returncode is None:
             try:
-                await asyncio.wait_for(self.client.shutdown_session(), 5)
+                await asyncio.wait_for(self.client.shutdown_session(), WAIT)
             except Exception as exc:
                 self.exit_problem = f"shutdown failed: {exc!r}"
         if process is not None and process.returncode is None:
             self.exit_problem = self.exit_problem or "the server did not exit; killed"
             process.kill()
-            await asyncio.wait_for(process.wait(), 5)
+            await asyncio.wait_for(process.wait(), WAIT)
         elif process is not None and process.returncode not in (0, None) and not self.crashed:
             self.exit_problem = self.exit_problem or f"exit code {process.returncode}"
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.client.stop(), 5)
+            await asyncio.wait_for(self.client.stop(), WAIT)
 
     # --- documents --------------------------------------------------------------------------
 
