@@ -64,15 +64,14 @@ def whole_file(parsed: ParsedBlock, file: FileText, now: Outline) -> Replace | N
         return None
     if _has_placeholder(parsed.raw):
         return None
-    filled = [i for i, line in enumerate(file.lines) if line.strip()]
+    filled = file.filled
     if (
         _filled(parsed.raw) < len(filled)
         and parsed.raw[-1].strip() != file.lines[filled[-1]].strip()
     ):
         return None  # it stops before the file's end
-    wanted = Counter(file.lines[i].strip() for i in filled)
     shown = Counter(line.strip() for line in parsed.raw if line.strip())
-    if sum((wanted & shown).values()) < WHOLE_FILE_SHARE * len(filled):
+    if sum((file.counts & shown).values()) < WHOLE_FILE_SHARE * len(filled):
         return None
     if any(line.strip() and not line.startswith(parsed.base) for line in parsed.raw):
         return None
