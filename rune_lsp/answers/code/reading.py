@@ -137,8 +137,14 @@ class _FileReading:
         shown = PurePosixPath(path).name
         placements: list[list[Replace]] = []
         misses: list[Miss] = []
+        read: dict[tuple[str, ...], list[Replace] | Miss] = {}  # a block repeated is read once
         for block in blocks:
-            placed = place(block, file, python, shown)
+            key = (*block.lines, repr(block.numbers))
+            placed = (
+                read[key]
+                if key in read
+                else read.setdefault(key, place(block, file, python, shown))
+            )
             if isinstance(placed, Miss):
                 misses.append(placed)
             else:
