@@ -19,7 +19,14 @@ from dataclasses import dataclass
 
 from rune_lsp.answers.code import prompts
 from rune_lsp.answers.code.by_text import WHOLE_FILE_SHARE, Miss
-from rune_lsp.answers.code.python_source import Definition, Outline, outline, parse_error
+from rune_lsp.answers.code.python_source import (
+    Definition,
+    Kind,
+    Outline,
+    named,
+    outline,
+    parse_error,
+)
 from rune_lsp.answers.code.spans import FileText, Replace, disjoint, indent_of, shifted
 
 #: A comment that stands for code left out: `# ...`, `# rest of the code`, `# (other methods)`,
@@ -29,6 +36,10 @@ _PLACEHOLDER = re.compile(
     r"|omitted|as before|same as (before|above)|no changes?|code here)\b)",
     re.IGNORECASE,
 )
+
+
+#: Where a unit's namesake is looked for: definitions by kind and name.
+Scope = dict[tuple[Kind, str], list[Definition]]
 
 
 @dataclass(frozen=True)
@@ -64,15 +75,14 @@ def whole_file(parsed: ParsedBlock, file: FileText, now: Outline) -> Replace | N
         return None
     if _has_placeholder(parsed.raw):
         return None
-    filled = [i for i, line in enumerate(file.lines) if line.strip()]
+    filled = file.filled
     if (
         _filled(parsed.raw) < len(filled)
         and parsed.raw[-1].strip() != file.lines[filled[-1]].strip()
     ):
         return None  # it stops before the file's end
-    wanted = Counter(file.lines[i].strip() for i in filled)
     shown = Counter(line.strip() for line in parsed.raw if line.strip())
-    if sum((wanted & shown).values()) < WHOLE_FILE_SHARE * len(filled):
+    if sum((file.counts & shown).values()) < WHOLE_FILE_SHARE * len(filled):
         return None
     if any(line.strip() and not line.startswith(parsed.base) for line in parsed.raw):
         return None
@@ -86,7 +96,7 @@ def by_definitions(
     parsed: ParsedBlock, file: FileText, now: Outline, shown: str
 ) -> list[Replace] | Miss:
     placer = _Placer(parsed, file, shown)
-    return placer.units(parsed.outline.definitions, now.every())
+    return placer.units(parsed.outline.definitions, now.by_name)
 
 
 @dataclass(frozen=True)
@@ -98,7 +108,7 @@ class _Placer:
     def units(
         self,
         units: tuple[Definition, ...],
-        scope: list[Definition],
+        scope: Scope,
     ) -> list[Replace] | Miss:
         """Each of `units` placed over its namesake in `scope`; the last of a name counts."""
         last = {(u.kind, u.name): u for u in units}
@@ -118,7 +128,7 @@ class _Placer:
             return Miss(prompts.placeholder(_label(units[0])))
         return replaces
 
-    def unit(self, unit: Definition, scope: list[Definition]) -> list[Replace] | Miss:
+    def unit(self, unit: Definition, scope: Scope) -> list[Replace] | Miss:
         target = self.target(unit, scope)
         if isinstance(target, Miss):
             return target
@@ -127,18 +137,18 @@ class _Placer:
         if unit.kind == "class" and self.partial(unit, target):
             if any(s not in target.other_statements for s in unit.other_statements):
                 return Miss(prompts.class_changed_outside_methods(_label(unit)))
-            return self.units(unit.children, list(target.children))
+            return self.units(unit.children, named(target.children, nested=False))
         if self.has_placeholder(unit, target):
             return Miss(prompts.placeholder(_label(unit)))
         if self.cut_short(unit, target):
             return Miss(prompts.cut_short(_label(unit)))
         return self.replace(unit, target)
 
-    def target(self, unit: Definition, scope: list[Definition]) -> Definition | Miss:
+    def target(self, unit: Definition, scope: Scope) -> Definition | Miss:
         """The file's definition `unit` is: the one of its kind and name (at any depth for a
         unit at the block's top level: a method shown alone), or the one with its exact header
         when there are several."""
-        found = [d for d in scope if (d.kind, d.name) == (unit.kind, unit.name)]
+        found = scope.get((unit.kind, unit.name), [])
         if len(found) > 1:
             header = self.block.raw[unit.header].strip()
             exact = [d for d in found if self.file.lines[d.header].strip() == header]

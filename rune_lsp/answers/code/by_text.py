@@ -35,9 +35,8 @@ class Miss:
 
 def quoted(block: list[str], file: FileText) -> Replace | None:
     """Where `block` is the file's current code, moved as one piece: nothing to change there."""
-    hay = "\n" + "\n".join(line.strip() for line in file.lines) + "\n"
+    hay, starts = file.joined
     needle = "\n" + "\n".join(line.strip() for line in block) + "\n"
-    starts = _line_starts(file.lines)
     at = hay.find(needle)
     while at != -1:
         lo = bisect_right(starts, at) - 1
@@ -48,15 +47,6 @@ def quoted(block: list[str], file: FileText) -> Replace | None:
     return None
 
 
-def _line_starts(lines: tuple[str, ...]) -> list[int]:
-    """Offsets in `quoted`'s haystack of the newline before each line."""
-    starts, offset = [], 0
-    for line in lines:
-        starts.append(offset)
-        offset += len(line.strip()) + 1
-    return starts
-
-
 def _moved_alike(block: list[str], now: list[str]) -> bool:
     moves = {_width(b) - _width(f) for b, f in zip(block, now, strict=True) if b.strip()}
     return len(moves) <= 1
@@ -65,13 +55,14 @@ def _moved_alike(block: list[str], now: list[str]) -> bool:
 def whole_text(block: list[str], file: FileText) -> Replace | None:
     """The whole file: the block starts and ends with the file's first and last non-blank lines
     and repeats most of its lines."""
-    filled = [i for i, line in enumerate(file.lines) if line.strip()]
+    filled = file.filled
     if not filled or len(block) < 2:
         return None
     lo, hi = filled[0], filled[-1]
-    if (block[0].strip(), block[-1].strip()) != (file.lines[lo].strip(), file.lines[hi].strip()):
+    if (block[0].strip(), block[-1].strip()) != (file.stripped[lo], file.stripped[hi]):
         return None
-    if _repeated_share(block, [file.lines[i] for i in filled]) < WHOLE_FILE_SHARE:
+    shown = Counter(line.strip() for line in block if line.strip())
+    if sum((shown & file.counts).values()) < WHOLE_FILE_SHARE * len(filled):
         return None
     moved = _moved(block, _width(file.lines[lo]) - _width(block[0]))
     return None if moved is None else Replace(lo, hi, moved)
@@ -83,8 +74,8 @@ def anchors(block: list[str], file: FileText, shown: str, python: bool) -> list[
     if len(block) < 2:
         return Miss(prompts.one_line(shown))
     first, last = block[0].strip(), block[-1].strip()
-    firsts = [i for i, line in enumerate(file.lines) if line.strip() == first]
-    lasts = [i for i, line in enumerate(file.lines) if line.strip() == last]
+    firsts = file.where.get(first, [])
+    lasts = file.where.get(last, [])
     if len(firsts) > 1 or len(lasts) > 1:
         return Miss(prompts.anchors_repeat(shown), ambiguous=True)
     if not firsts or not lasts or lasts[0] < firsts[0]:
@@ -167,12 +158,6 @@ def _alike(now: list[str], block: list[str]) -> bool:
     shown = Counter(line.strip() for line in block if line.strip())
     dropped = sum((had - shown).values())
     return _dice(had, shown) >= ANCHOR_LIKENESS and dropped <= max(2, sum(had.values()) // 4)
-
-
-def _repeated_share(block: list[str], file: list[str]) -> float:
-    available = Counter(line.strip() for line in block if line.strip())
-    wanted = Counter(line.strip() for line in file)
-    return sum((available & wanted).values()) / max(1, sum(wanted.values()))
 
 
 def _width(line: str) -> int:

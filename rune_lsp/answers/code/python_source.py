@@ -13,6 +13,7 @@ import warnings
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 Kind = Literal["def", "class"]
@@ -48,15 +49,24 @@ class Outline:
     definitions: tuple[Definition, ...]
     other_statements: int
 
-    def every(self) -> list[Definition]:
-        """Every definition, nested ones included, in file order."""
-        found: list[Definition] = []
-        stack = list(reversed(self.definitions))
-        while stack:
-            definition = stack.pop()
-            found.append(definition)
+    @cached_property
+    def by_name(self) -> dict[tuple[Kind, str], list[Definition]]:
+        """Every definition, nested ones included, by kind and name, in file order."""
+        return named(self.definitions, nested=True)
+
+
+def named(
+    definitions: tuple[Definition, ...], *, nested: bool
+) -> dict[tuple[Kind, str], list[Definition]]:
+    """`definitions` (and, when `nested`, those inside them) by kind and name, in file order."""
+    found: dict[tuple[Kind, str], list[Definition]] = {}
+    stack = list(reversed(definitions))
+    while stack:
+        definition = stack.pop()
+        found.setdefault((definition.kind, definition.name), []).append(definition)
+        if nested:
             stack.extend(reversed(definition.children))
-        return found
+    return found
 
 
 def parse_error(text: str) -> SyntaxError | None:

@@ -22,6 +22,7 @@ Pure: the caller supplies the current text of the target and of `named_paths(ans
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -136,8 +137,14 @@ class _FileReading:
         shown = PurePosixPath(path).name
         placements: list[list[Replace]] = []
         misses: list[Miss] = []
+        read: dict[tuple[str, ...], list[Replace] | Miss] = {}  # a block repeated is read once
         for block in blocks:
-            placed = place(block, file, python, shown)
+            key = (*block.lines, repr(block.numbers))
+            placed = (
+                read[key]
+                if key in read
+                else read.setdefault(key, place(block, file, python, shown))
+            )
             if isinstance(placed, Miss):
                 misses.append(placed)
             else:
@@ -164,15 +171,23 @@ class _FileReading:
 def _last_word(placements: list[list[Replace]], file: FileText) -> list[Replace]:
     """The changes the answer stands by: a change to lines that a later block shows as they are
     now is withdrawn ("I changed ```old``` into ```new```" after the fix landed), while the
-    current code quoted before a change ("the bug is here: ```...```") leaves it standing."""
-    kept = []
-    for index, placed in enumerate(placements):
+    current code quoted before a change ("the bug is here: ```...```") leaves it standing.
+    Read from the last block back, with the spans shown unchanged so far kept as a sorted union
+    of intervals: linear in the blocks, however many there are."""
+    kept: list[Replace] = []
+    starts: list[int] = []  # the union's intervals, disjoint and in order
+    ends: list[int] = []
+    for placed in reversed(placements):
+        for replace in placed:
+            at = bisect_left(ends, replace.lo)  # the first interval not wholly before it
+            shown_later = at < len(starts) and starts[at] <= replace.hi
+            if replace.changes(file) and not shown_later:
+                kept.append(replace)
         for replace in placed:
             if not replace.changes(file):
-                continue
-            later = (r for after in placements[index + 1 :] for r in after)
-            if not any(not r.changes(file) and r.overlaps(replace) for r in later):
-                kept.append(replace)
+                lo, hi = bisect_left(ends, replace.lo), bisect_right(starts, replace.hi)
+                merged = (min([replace.lo, *starts[lo:hi]]), max([replace.hi, *ends[lo:hi]]))
+                starts[lo:hi], ends[lo:hi] = [merged[0]], [merged[1]]
     return kept
 
 

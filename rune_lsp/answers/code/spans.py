@@ -3,6 +3,7 @@ that makes them: every line outside the replaced spans is kept byte for byte."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import pairwise
@@ -41,6 +42,41 @@ class FileText:
 
     def __len__(self) -> int:
         return len(self.lines)
+
+    # What the text tiers look up, computed once per file rather than once per block: an
+    # answer of many small blocks then costs time in its own size (bench/reading.py).
+
+    @cached_property
+    def stripped(self) -> tuple[str, ...]:
+        return tuple(line.strip() for line in self.lines)
+
+    @cached_property
+    def where(self) -> dict[str, list[int]]:
+        """Each stripped line's indexes."""
+        found: dict[str, list[int]] = {}
+        for index, line in enumerate(self.stripped):
+            found.setdefault(line, []).append(index)
+        return found
+
+    @cached_property
+    def filled(self) -> list[int]:
+        """The indexes of the non-blank lines."""
+        return [index for index, line in enumerate(self.stripped) if line]
+
+    @cached_property
+    def counts(self) -> Counter[str]:
+        """The non-blank lines, stripped, counted."""
+        return Counter(line for line in self.stripped if line)
+
+    @cached_property
+    def joined(self) -> tuple[str, list[int]]:
+        """The stripped lines joined between newlines, and the offset of the newline before
+        each line (`by_text.quoted` finds a block in it)."""
+        starts, offset = [], 0
+        for line in self.stripped:
+            starts.append(offset)
+            offset += len(line) + 1
+        return "\n" + "\n".join(self.stripped) + "\n", starts
 
     @cached_property
     def outline(self) -> Outline | None:

@@ -62,3 +62,19 @@ def test_reading_copied_numbers_is_linear_in_the_answer_size() -> None:
     # ratio, never a threshold: 10 times the lines may cost well under 100 times.
     small, large = _numbered_answer(60), _numbered_answer(600)
     assert _cpu(*large) < 30 * max(_cpu(*small), 1e-4)
+
+
+def test_reading_many_blocks_is_linear_in_their_number() -> None:
+    file = SHAPES
+    piece = "```python\ndef add(a, b):\n    return b + a\n```\n```python\nx = 1\n```\n"
+    small, large = piece * 100, piece * 1_000
+
+    def cpu(answer: str) -> float:
+        best = float("inf")
+        for _ in range(3):
+            started = time.thread_time()
+            read_code(answer, {"app.py": file}, "app.py")
+            best = min(best, time.thread_time() - started)
+        return best
+
+    assert cpu(large) < 30 * max(cpu(small), 1e-4)
