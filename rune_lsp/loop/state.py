@@ -321,7 +321,7 @@ class RunState(BaseModel):
     next_call_number: int = 1
     next_edit_number: int = 1
     # The file the run was asked to change, as the model names it: a fenced code block in an
-    # answer is read as an edit of it (answers/code/blocks.py). None: no code blocks are read.
+    # answer is read as an edit of it (answers/code/reading.py). None: no code blocks are read.
     target: str | None = None
     block_notes: int = 0  # times the model was told why its code block was not used
     # The check before the first model turn: True failing, False passing, None not run.

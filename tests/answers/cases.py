@@ -33,7 +33,9 @@ class ExpectedCall(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
-    arguments: dict[str, Any]
+    # As the reader hands them over: an object, or the JSON text a model wrote that does not
+    # parse (it is answered with why).
+    arguments: dict[str, Any] | str
 
 
 class CaseSpec(BaseModel):

@@ -1,3 +1,0 @@
-def add(a, b):
-    """Return the sum of a and b."""
-    return a - b
