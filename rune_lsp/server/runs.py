@@ -18,7 +18,7 @@ from lsprotocol import types
 
 from rune_lsp.loop.events import RunEvent
 from rune_lsp.loop.state import RunResult
-from rune_lsp.loop.task import FixTarget
+from rune_lsp.loop.task import FixTarget, FixTask
 from rune_lsp.runner.assembly import assemble, compose_task, not_run, workspace_tools
 from rune_lsp.runner.driver import RunDriver, StopReason
 from rune_lsp.runner.summary import run_summary
@@ -28,13 +28,14 @@ from rune_lsp.server.documents import LspDocuments, path_of
 from rune_lsp.server.late import LateLandings
 from rune_lsp.server.local_setup import LocalSetup
 from rune_lsp.server.models import ModelCache
-from rune_lsp.server.notices import RefusalNotice
+from rune_lsp.server.notices import MAX_SHOWN, RefusalNotice
 from rune_lsp.server.progress import RunProgress
 from rune_lsp.server.review import LspReviewer
 from rune_lsp.server.undo import Undos
 from rune_lsp.store.ownership import RunRegistry, SessionLock, new_session_id
 from rune_lsp.store.pending import PendingRun, PendingStore
 from rune_lsp.store.receipts import ReceiptStore
+from rune_lsp.text_clip import clip
 from rune_lsp.tools.errors import AccessDenied
 from rune_lsp.tools.executor import WorkspaceTools
 from rune_lsp.tools.paths import display_path
@@ -97,9 +98,7 @@ class RunManager:
         except AccessDenied as exc:
             return self.refused(path, str(exc))
         run_id = uuid.uuid4().hex[:12]
-        return await self._launch(
-            run_id, _doc_key(path), request_id, path, task.prompt(), tools=tools
-        )
+        return await self._launch(run_id, _doc_key(path), request_id, path, task, tools=tools)
 
     async def resume(self, run_id: str, request_id: Any) -> RunResult:
         record = self.pending_store.claim(run_id, self.session)
@@ -114,7 +113,7 @@ class RunManager:
         doc_key: str,
         request_id: Any,
         path: Path,
-        task: str,
+        task: FixTask | str,
         *,
         tools: WorkspaceTools | None = None,
         resumed: PendingRun | None = None,
@@ -136,6 +135,11 @@ class RunManager:
             await progress.begin()
             result = await asyncio.shield(run.task)
             outcome = run_summary(result)
+            if driver.unrunnable is not None:  # the user's configuration, not the model's bug
+                self.server.log(driver.unrunnable.message, types.MessageType.Error)
+                self.server.tell(
+                    clip(f"rune: {driver.unrunnable.message}", MAX_SHOWN), types.MessageType.Error
+                )
             return result
         except asyncio.CancelledError:
             # Either the run's task was cancelled before its first step, or the event loop is
@@ -174,7 +178,12 @@ class RunManager:
         return None
 
     def _driver(
-        self, run_id: str, path: Path, task: str, progress: RunProgress, tools: WorkspaceTools
+        self,
+        run_id: str,
+        path: Path,
+        task: FixTask | str,
+        progress: RunProgress,
+        tools: WorkspaceTools,
     ) -> RunDriver:
         settings = self.server.settings
         root = tools.root
