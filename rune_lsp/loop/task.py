@@ -32,6 +32,16 @@ FILE_LABEL = "File: "
 BLOCK_ASK = (
     "answer with the corrected code in one fenced code block holding the whole function you change"
 )
+#: How a block names the file it is code of, when that is not the task's file: the code-block
+#: reader (rune_lsp/answers/code/) reads a first line `# file: pkg/x.py` as that file's code.
+FILE_NAME_LINE = "# file: "
+#: How the prompt names a file shown beside the task's (never FILE_LABEL: `task_file` reads
+#: the task's file back from the first line that starts with it).
+RELATED_LABEL = "Other file: "
+#: A test file, by the names test runners collect (pytest's `test_*.py` / `*_test.py`, Jest's
+#: `*.test.js` / `*.spec.ts`, a file under `tests/` or `__tests__/`).
+_TEST_NAME = re.compile(r"(^test_.*\.py$)|(_test\.py$)|(\.(test|spec)\.[cm]?[jt]sx?$)")
+_TEST_DIRS = frozenset({"tests", "test", "__tests__"})
 
 
 class TaskDiagnostic(BaseModel):
@@ -42,6 +52,26 @@ class TaskDiagnostic(BaseModel):
     severity: str = "error"
     source: str | None = None
     code: str | None = None
+
+
+class RelatedFile(BaseModel):
+    """A file shown beside the task's: all of it, or the lines around what points to it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str  # as the tools name it
+    lines: tuple[str, ...]  # the shown lines, `first_line` the number of the first
+    first_line: int = Field(1, ge=1)
+    total_lines: int = Field(0, ge=0)
+    why: str  # e.g. "imported by tests/test_x.py"
+
+    def shown(self) -> str:
+        last = self.first_line + len(self.lines) - 1
+        whole = self.first_line == 1 and last >= self.total_lines
+        span = "" if whole else f"; lines {self.first_line}-{last} of {self.total_lines}"
+        return f"{RELATED_LABEL}{self.path} ({self.why}{span}):\n" + fenced(
+            list(self.lines), MAX_EXCERPT_CHARS
+        )
 
 
 class FixTask(BaseModel):
@@ -55,6 +85,9 @@ class FixTask(BaseModel):
     end_line: int | None = Field(None, ge=0)
     diagnostics: tuple[TaskDiagnostic, ...] = ()
     instruction: str | None = None
+    #: Files a person would look at beside this one (the module a test imports, the files a
+    #: failing check's traceback names), read by the runner (runner/context.py).
+    related: tuple[RelatedFile, ...] = ()
 
     def prompt(self) -> str:
         instruction = (self.instruction or "").strip() or DEFAULT_INSTRUCTION
@@ -70,8 +103,21 @@ class FixTask(BaseModel):
             parts.append("Diagnostics:")
             parts.extend(_diagnostic_line(d, lines) for d in self.diagnostics)
         parts.append(self._excerpt(lines))
-        parts.append(f"Make the smallest change that solves the task. {BLOCK_ASK.capitalize()}.")
+        if self.related:
+            parts.append(f"The files {self.path} uses, where the bug may be instead:")
+            parts.extend(related.shown() for related in self.related)
+        parts.append(f"Make the smallest change that solves the task. {self._ask()}")
         return "\n".join(parts)
+
+    def _ask(self) -> str:
+        if not self.related:
+            return f"{BLOCK_ASK.capitalize()}."
+        # Shown a test and the module it tests, Qwen2.5-Coder 1.5B must say which file its
+        # block is for, or it is read as code of the test (issue 26).
+        return (
+            f"{BLOCK_ASK.capitalize()}; for a fix in another file than {self.path}, name that "
+            f"file on the block's first line, e.g. `{FILE_NAME_LINE}{self.related[0].path}`."
+        )
 
     def _excerpt(self, lines: list[str]) -> str:
         if not lines:
@@ -91,6 +137,16 @@ class FixTask(BaseModel):
         )
 
 
+def is_test_path(path: str) -> bool:
+    """Whether `path` names a test file, by the names test runners collect."""
+    parts = Path(path).parts
+    if not parts:
+        return False
+    if _TEST_NAME.search(parts[-1]):
+        return True
+    return any(part in _TEST_DIRS for part in parts[:-1]) and "." in parts[-1]
+
+
 @dataclass(frozen=True)
 class FixTarget:
     """What a front end was asked to fix, before the file is read (runner/assembly.py reads
@@ -102,9 +158,10 @@ class FixTarget:
     instruction: str | None = None
     diagnostics: tuple[TaskDiagnostic, ...] = ()
 
-    def task(self, shown: str, text: str) -> FixTask:
+    def task(self, shown: str, text: str, related: tuple[RelatedFile, ...] = ()) -> FixTask:
         """The task on `text`, its file named `shown` (as the tools name it)."""
         return FixTask(
+            related=related,
             path=shown,
             text=text,
             start_line=self.start_line,
