@@ -74,6 +74,21 @@ class TerminalReviewer:
         self._stopped = QUIT if reply == "q" else NO_INPUT
         return Reject(reason=self._stopped)
 
+    async def decide_command(self, change: PreparedCommand, asking: str) -> Decision:
+        """A command asked about before the run (the check rune offers), as `decide` asks
+        about the model's `run_command`; `q` and `n` alike deny it."""
+        self._write(f"\n{asking}\n$ {change.command}\n  (in {self._target_dir(change)})\n")
+        question = self._question(change)
+        if self._preset is not None:
+            self._write(f"{question}{'y (--yes)' if self._preset else 'n (--no)'}\n")
+            return Approve() if self._preset else Reject(reason="denied with --no")
+        reply = await self._ask(question)
+        if reply == "y":
+            return Approve()
+        if not reply:  # end of input: nothing later is approved either
+            self._stopped = NO_INPUT
+        return Reject(reason=REJECTED)
+
     async def withdraw(self) -> None:
         # Nothing stays on screen to take away; a late answer must not apply anything.
         self._stopped = self._stopped or QUIT
