@@ -153,3 +153,17 @@ def test_imports_resolve_relative_submodule_and_src_layouts(root: Path) -> None:
     found = [path.relative_to(root).as_posix() for path, _ in imported_files(text, target, root)]
 
     assert found == ["pkg/x.py", "src/lib/core.py", "pkg/__init__.py", "tests/helpers.py"]
+
+
+def test_the_modules_an_imported_module_imports_come_next(root: Path) -> None:
+    (root / "pkg" / "report.py").write_text(
+        "from pkg.x import add\n\n\ndef total(a, b):\n    return add(a, b)\n", encoding="utf-8"
+    )
+    text = "from pkg.report import total\n"
+
+    related = related_files(_tools(root), root / "tests" / "test_x.py", text, None)
+
+    assert [(r.path, r.why) for r in related] == [
+        ("pkg/report.py", "imported by tests/test_x.py"),
+        ("pkg/x.py", "imported by pkg/report.py"),
+    ]
