@@ -74,9 +74,8 @@ def check_before_text(report: CheckReport, target: str | None = None) -> str:
         # looked at the module it tests (issue 26: 0 of 8 fixed).
         return (
             f"{failed}The test is right: do not change {target}. The bug is in the code it "
-            f"tests (the other files shown above). Change that code so that the check passes: "
-            f"{BLOCK_ASK}, its first line `{FILE_NAME_LINE.strip()}` and that file's path as "
-            "shown above."
+            f"tests. Change that code so that the check passes: {BLOCK_ASK}, its first line "
+            f"`{FILE_NAME_LINE.strip()}` and that file's path."
         )
     return (
         f"{failed}The test is right; the bug is in {target}. Change {target} so that the "

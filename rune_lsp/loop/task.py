@@ -39,9 +39,11 @@ FILE_NAME_LINE = "# file: "
 #: the task's file back from the first line that starts with it).
 RELATED_LABEL = "Other file: "
 #: A test file, by the names test runners collect (pytest's `test_*.py` / `*_test.py`, Jest's
-#: `*.test.js` / `*.spec.ts`, a file under `tests/` or `__tests__/`).
+#: `*.test.js` / `*.spec.ts` and any script under `__tests__/`); a helper or `conftest.py` beside
+#: the tests is no test.
 _TEST_NAME = re.compile(r"(^test_.*\.py$)|(_test\.py$)|(\.(test|spec)\.[cm]?[jt]sx?$)")
-_TEST_DIRS = frozenset({"tests", "test", "__tests__"})
+_JEST_DIR = "__tests__"
+_SCRIPT = re.compile(r"\.[cm]?[jt]sx?$")
 
 
 class TaskDiagnostic(BaseModel):
@@ -142,9 +144,8 @@ def is_test_path(path: str) -> bool:
     parts = Path(path).parts
     if not parts:
         return False
-    if _TEST_NAME.search(parts[-1]):
-        return True
-    return any(part in _TEST_DIRS for part in parts[:-1]) and "." in parts[-1]
+    name = parts[-1]
+    return bool(_TEST_NAME.search(name)) or (_JEST_DIR in parts[:-1] and bool(_SCRIPT.search(name)))
 
 
 @dataclass(frozen=True)

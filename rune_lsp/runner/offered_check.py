@@ -91,7 +91,7 @@ def _python_check(root: Path, target: Path, shown: str) -> OfferedCheck | None:
     runner = _pytest_configured(root)
     if runner is None:
         return None
-    if _is_test_module(target.name):
+    if is_test_path(shown):
         test = shown
         why = f"{shown} is a test file; {runner}"
     else:
@@ -126,12 +126,6 @@ def _pytest_configured(root: Path) -> str | None:
     return None
 
 
-def _is_test_module(name: str) -> bool:
-    """A file pytest collects by default (a `conftest.py` under tests/ is a test path, not
-    a test module)."""
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
-
-
 def _test_importing(root: Path, target: Path) -> str | None:
     """The first test file that imports `target` (named after it first: `test_x.py` for
     `x.py`), as a path relative to `root`."""
@@ -154,7 +148,7 @@ def _test_files(root: Path) -> Iterator[Path]:
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in _SKIPPED and not d.startswith("."))
         for name in sorted(files):
-            if _is_test_module(name):
+            if name.endswith(".py") and is_test_path(name):
                 count += 1
                 if count > MAX_TEST_FILES:
                     return

@@ -53,7 +53,7 @@ def test_the_model_sees_the_module_the_failing_test_imports(
     assert "assert -1 == 3" in task  # the check's report
     assert "The test is right: do not change tests/test_x.py" in task
     assert "the bug is in tests/test_x.py" not in task
-    assert task.rstrip().endswith("its first line `# file:` and that file's path as shown above.")
+    assert task.rstrip().endswith("its first line `# file:` and that file's path.")
 
 
 def test_a_test_run_blind_shows_the_module_too(

@@ -101,7 +101,8 @@ def test_without_related_files_the_ask_is_unchanged() -> None:
         ("tests/test_x.py", True),
         ("test_prog.py", True),
         ("pkg/x_test.py", True),
-        ("tests/conftest.py", True),
+        ("tests/conftest.py", False),
+        ("tests/helpers.py", False),
         ("web/__tests__/x.js", True),
         ("src/x.test.ts", True),
         ("src/x.spec.jsx", True),
@@ -122,7 +123,7 @@ def test_a_failing_check_on_a_test_says_the_test_is_right_and_names_no_bug_in_it
 
     assert "The test is right: do not change tests/test_x.py." in said
     assert "the bug is in tests/test_x.py" not in said
-    assert said.endswith("its first line `# file:` and that file's path as shown above.")
+    assert said.endswith("its first line `# file:` and that file's path.")
 
 
 def test_a_failing_check_on_code_still_names_the_code() -> None:
