@@ -4,14 +4,13 @@ denies it); issue 26, point 6."""
 
 from __future__ import annotations
 
-import shlex
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.cli.conftest import RunCli
 from tests.doubles.model_double import ModelDouble, Reply
+from tests.doubles.venv_python import venv_python
 
 TEST = "from pkg.x import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
 OFFERED = ".venv/bin/python -m pytest -q tests/test_x.py"
@@ -24,14 +23,7 @@ def package(workspace: Path) -> Path:
     (workspace / "pkg" / "__init__.py").write_text("", encoding="utf-8")
     (workspace / "pkg" / "x.py").write_text("def add(a, b):\n    return a - b\n", "utf-8")
     (workspace / "tests" / "test_x.py").write_text(TEST, encoding="utf-8")
-    # The workspace's own interpreter, as a user's virtualenv: this test run's, quiet.
-    python = workspace / ".venv" / "bin" / "python"
-    python.parent.mkdir(parents=True)
-    wrapped = shlex.join([sys.executable, "-B"])
-    python.write_text(
-        f'#!/bin/sh\nexec {wrapped} "$@" -p no:cacheprovider -p no:asyncio\n', "utf-8"
-    )
-    python.chmod(0o755)
+    venv_python(workspace)
     return workspace
 
 

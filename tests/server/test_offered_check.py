@@ -5,12 +5,11 @@ shown to the user before any model turn (point 5)."""
 from __future__ import annotations
 
 import asyncio
-import shlex
-import sys
 from pathlib import Path
 
 from lsprotocol import types
 
+from tests.doubles.venv_python import venv_python
 from tests.loop.fakes import answer
 from tests.server.conftest import Launch
 from tests.server.editor import finished
@@ -24,13 +23,7 @@ def _with_a_test(workspace: Path) -> None:
     (workspace / "tests").mkdir()
     (workspace / "tests" / "test_app.py").write_text(TEST, encoding="utf-8")
     (workspace / "pytest.ini").write_text("[pytest]\npythonpath = .\n", encoding="utf-8")
-    python = workspace / ".venv" / "bin" / "python"
-    python.parent.mkdir(parents=True)
-    wrapped = shlex.join([sys.executable, "-B"])
-    python.write_text(
-        f'#!/bin/sh\nexec {wrapped} "$@" -p no:cacheprovider -p no:asyncio\n', "utf-8"
-    )
-    python.chmod(0o755)
+    venv_python(workspace)
 
 
 async def test_run_runs_the_offered_check(launch: Launch, workspace: Path) -> None:
