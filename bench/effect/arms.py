@@ -73,6 +73,8 @@ def invocation(arm: str, task: Task, endpoint: Endpoint, scratch: Path, aider: P
             argv += ["--check-command", task.test_command]
         elif arm == "rune_blind":
             argv += ["--offer-check", "false"]
+        # As in a user's activated virtualenv: the offered `python -m pytest` finds pytest.
+        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
         return Invocation(tuple(argv), env)
     # Aider's own files (caches, analytics id) go to a scratch home, not the user's.
     env.update(
