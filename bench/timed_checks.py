@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rune_lsp.loop.text_calls import parse_text_turn
+
 from rune_lsp.tools.documents import DiskDocuments
 from rune_lsp.tools.executor import WorkspaceTools
 from rune_lsp.tools.sandbox import Sandbox

@@ -103,6 +103,15 @@ class Settings(BaseModel):
         "turn and after each accepted edit (its failing output goes to the model), and the "
         "verification of the last accepted edit.",
     )
+    offer_check: bool = Field(
+        True,
+        description="Without `checkCommand`: when Fix this is invoked on a test file, or on "
+        "code a test file imports, in a workspace with a test runner configured (pytest, or "
+        "a `package.json` `test` script), offer that test file as the check for this run; it "
+        "runs only if the user accepts it, asked like `run_command`. `false` never offers "
+        "one: for a workspace whose tests are slow or touch outside services, or an unattended "
+        "`rune-lsp fix` that should not be asked.",
+    )
     request_timeout: float = Field(
         120.0, gt=0, le=3600, description="Seconds allowed for one provider call."
     )

@@ -1,7 +1,11 @@
-"""The five ways the effect bench asks for a fix, each one command as a user would type it.
+"""The ways the effect bench asks for a fix, each one command as a user would type it.
 
 rune-lsp: `rune-lsp fix prog.py -m "There is a bug in this program. Fix it." --yes --provider
-openai`, blind, and with `--check-command` (the task's test). Aider 0.86.2 (its default `whole`
+openai`, blind (`--offer-check false`: nothing runs the test), with `--check-command` (the
+task's test), and `rune_offered`: blind, with the check rune offers on its own accepted by
+`--yes` (a `multi` task's tests/ folder; the own corpus has no test runner configured, so
+nothing is offered there). A `multi` task points every arm at its target (the failing test)
+with the issue's message "The test TARGET fails. Fix the bug.". Aider 0.86.2 (its default `whole`
 edit format for an unknown model, `--no-git --yes-always`): blind, with `--test-cmd ...
 --auto-test`, and with the failing test's output pasted into the message. All five talk to the
 same llama-server through the same counting proxy.
@@ -17,10 +21,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.effect.corpus import PROGRAM, TEST_COMMAND, Task, failing_output
+from bench.effect.corpus import Task, failing_output
 
 BLIND = "There is a bug in this program. Fix it."
+#: Every arm a bench runs unless told otherwise.
 ARMS = ("rune_blind", "rune_check", "aider_blind", "aider_autotest", "aider_pasted")
+#: Arms run only when named (`--arms`): on the own corpus `rune_offered` is `rune_blind`.
+EXTRA_ARMS = ("rune_offered",)
 #: A whole run's bound (the issue's target: no run longer than 5 minutes).
 RUN_TIMEOUT = 300.0
 RUNE = Path(sys.executable).with_name("rune-lsp")
@@ -48,18 +55,26 @@ class Finished:
     detail: str = ""
 
 
+def blind_message(task: Task) -> str:
+    return task.instruction or BLIND
+
+
 def pasted_message(task: Task) -> str:
-    return f"{BLIND}\n\nThe test fails:\n```\n{failing_output(task)}\n```"
+    return f"{blind_message(task)}\n\nThe test fails:\n```\n{failing_output(task)}\n```"
 
 
 def invocation(arm: str, task: Task, endpoint: Endpoint, scratch: Path, aider: Path) -> Invocation:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RUNE_", "AIDER_"))}
     if arm.startswith("rune"):
-        argv = [str(RUNE), "fix", PROGRAM, "-m", BLIND, "--yes", "--provider", "openai"]
-        argv += ["--base-url", endpoint.base_url, "--model", endpoint.model, "--json"]
-        argv += ["--state-dir", str(scratch / "state")]
+        argv = [str(RUNE), "fix", task.target, "-m", blind_message(task), "--yes"]
+        argv += ["--provider", "openai", "--base-url", endpoint.base_url]
+        argv += ["--model", endpoint.model, "--json", "--state-dir", str(scratch / "state")]
         if arm == "rune_check":
-            argv += ["--check-command", TEST_COMMAND]
+            argv += ["--check-command", task.test_command]
+        elif arm == "rune_blind":
+            argv += ["--offer-check", "false"]
+        # As in a user's activated virtualenv: the offered `python -m pytest` finds pytest.
+        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
         return Invocation(tuple(argv), env)
     # Aider's own files (caches, analytics id) go to a scratch home, not the user's.
     env.update(
@@ -67,14 +82,14 @@ def invocation(arm: str, task: Task, endpoint: Endpoint, scratch: Path, aider: P
         OPENAI_API_KEY="unused",
         LITELLM_LOCAL_MODEL_COST_MAP="True",
     )
-    message = pasted_message(task) if arm == "aider_pasted" else BLIND
+    message = pasted_message(task) if arm == "aider_pasted" else blind_message(task)
     argv = [str(aider), "--model", f"openai/{endpoint.model}"]
     argv += ["--openai-api-base", endpoint.base_url, "--no-git", "--yes-always"]
     argv += ["--no-check-update", "--no-show-model-warnings", "--analytics-disable"]
     argv += ["--no-pretty", "--no-fancy-input", "--message", message]
     if arm == "aider_autotest":
-        argv += ["--test-cmd", TEST_COMMAND, "--auto-test"]
-    argv.append(PROGRAM)
+        argv += ["--test-cmd", task.test_command, "--auto-test"]
+    argv.append(task.target)
     return Invocation(tuple(argv), env)
 
 

@@ -3,6 +3,7 @@
     .venv/bin/python bench/run.py --only effect                      # every task, every arm
     .venv/bin/python bench/run.py --only effect --tasks 8 --model qwen-0.5b
     .venv/bin/python bench/run.py --only effect --arms rune_check,aider_pasted
+    .venv/bin/python bench/run.py --only effect --corpus multi --arms rune_blind,rune_check
 
 One llama-server (the fetched Qwen2.5-Coder, `scripts/llama-server model NAME`) behind a
 counting proxy; for each task, each arm in turn on a fresh copy of the program and its test
@@ -27,8 +28,8 @@ from typing import Any
 import httpx
 
 from bench.effect import arms as arm_commands
-from bench.effect.arms import ARMS, Endpoint
-from bench.effect.corpus import Task, check_task, is_fixed, load_tasks, make_workspace
+from bench.effect.arms import ARMS, EXTRA_ARMS, Endpoint
+from bench.effect.corpus import Task, check_task, is_fixed, load_corpus, make_workspace
 from bench.effect.preamble import Preamble, measure
 from bench.effect.proxy import CountingProxy, Exchange
 from bench.peers import ensure_aider
@@ -98,10 +99,10 @@ class EffectReport:
         return {**asdict(self), "preamble": preamble}
 
 
-def choose_tasks(count: int | None, names: Sequence[str] = ()) -> list[Task]:
+def choose_tasks(count: int | None, names: Sequence[str] = (), corpus: str = "own") -> list[Task]:
     """`names` (task directory names or their suffixes) or the first `count` tasks spread
     over the corpus (every k-th, so a subset still mixes kinds of bugs)."""
-    tasks = list(load_tasks())
+    tasks = list(load_corpus(corpus))
     if names:
         return [t for t in tasks if t.name in names or t.name.split("_", 1)[1] in names]
     if count is None or count >= len(tasks):
@@ -181,11 +182,13 @@ def run(
     names: Sequence[str] = (),
     *,
     threads: int | None = None,
+    corpus: str = "own",
 ) -> EffectReport:
-    """`threads`: llama-server's `-t` (default: the live tier's, `CODER_THREADS`)."""
+    """`threads`: llama-server's `-t` (default: the live tier's, `CODER_THREADS`); `corpus`:
+    `own` or `multi` (bench/effect/corpus.py)."""
     started = time.perf_counter()
     started_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    tasks = choose_tasks(count, names)
+    tasks = choose_tasks(count, names, corpus)
     checks = [check_task(task) for task in tasks]
     unsound = tuple(c.task for c in checks if not c.sound)
     tasks = [t for t, c in zip(tasks, checks, strict=True) if c.sound]
@@ -238,9 +241,10 @@ def _line(done: Attempt) -> str:
 
 
 def validate_arms(chosen: Sequence[str]) -> list[str]:
-    unknown = [a for a in chosen if a not in ARMS]
+    known = ARMS + EXTRA_ARMS
+    unknown = [a for a in chosen if a not in known]
     if unknown:
-        raise ValueError(f"unknown arms {', '.join(unknown)}; choose from {', '.join(ARMS)}")
+        raise ValueError(f"unknown arms {', '.join(unknown)}; choose from {', '.join(known)}")
     return list(chosen)
 
 

@@ -26,6 +26,7 @@ from rune_lsp.tools.scope import repository_root
 
 if TYPE_CHECKING:
     from rune_lsp.cli.interrupt import Interrupt
+    from rune_lsp.cli.review import TerminalReviewer
     from rune_lsp.loop.ports import Model
     from rune_lsp.runner.driver import RunDriver
     from rune_lsp.tools.executor import WorkspaceTools
@@ -94,6 +95,8 @@ async def fix(
         error = f"{problem}; set RUNE_STATE_DIR or --state-dir to a directory rune-lsp may write"
         err.write(f"rune-lsp fix {shown}: {error}\n")
         return not_run(run_id, "failed", error, settings)
+    reviewer = _reviewer(request, tools, answers=answers, err=err)
+    settings = await _offer_check(settings, request, tools, reviewer)
     interrupt = Interrupt(err)
     hooks, bar = hooks_for(err)
     model = make_model(settings, local=hooks, protocols=ProtocolMemory(settings.resolved_state_dir))
@@ -122,7 +125,7 @@ async def fix(
             finally:
                 bar.finish()
         driver = _driver(
-            settings, request, model, tools, task, answers=answers, err=err, interrupt=interrupt
+            settings, request, model, tools, task, reviewer=reviewer, err=err, interrupt=interrupt
         )
         run = driver.launch(run_id)
         with interrupt.cancelling(run):
@@ -153,6 +156,37 @@ def _target(request: FixRequest) -> FixTarget:
     )
 
 
+def _reviewer(
+    request: FixRequest, tools: WorkspaceTools, *, answers: AnswerSource | None, err: TextIO
+) -> TerminalReviewer:
+    """The y/n review of the run's changes, and of the check rune offers before it."""
+    from rune_lsp.cli.review import TerminalReviewer
+
+    return TerminalReviewer(
+        root=tools.root,
+        out=err,
+        answers=answers,
+        preset=request.preset,
+        color=use_color(err),
+        width=width_of(err),
+    )
+
+
+async def _offer_check(
+    settings: Settings, request: FixRequest, tools: WorkspaceTools, reviewer: TerminalReviewer
+) -> Settings:
+    """The run's settings, with the check rune offers when none is configured and the user
+    accepts it (`--yes` accepts, `--no` denies): docs/interface.md#an-offered-check."""
+    from rune_lsp.loop.state import Approve
+    from rune_lsp.runner.offered_check import offered_check
+
+    offer = offered_check(settings, tools.root, request.opened.target.path)
+    if offer is None:
+        return settings
+    decision = await reviewer.decide_command(offer.as_command(), offer.asking)
+    return offer.accepted(settings) if isinstance(decision, Approve) else settings
+
+
 def _driver(
     settings: Settings,
     request: FixRequest,
@@ -160,14 +194,13 @@ def _driver(
     tools: WorkspaceTools,
     task: FixTask,
     *,
-    answers: AnswerSource | None,
+    reviewer: TerminalReviewer,
     err: TextIO,
     interrupt: Interrupt,
 ) -> RunDriver:
     """The server's run machinery with terminal parts: disk documents, y/n review, stderr."""
     from rune_lsp.cli.interrupt import InterruptibleCheck
     from rune_lsp.cli.progress import ProgressPrinter
-    from rune_lsp.cli.review import TerminalReviewer
     from rune_lsp.runner.assembly import assemble
     from rune_lsp.store.receipts import ReceiptStore
 
@@ -176,7 +209,7 @@ def _driver(
         settings,
         model=model,
         tools=tools,
-        task=task.prompt(),
+        task=task,
         document=path,
         document_uri=path.as_uri(),
         on_event=ProgressPrinter(err),
@@ -188,14 +221,6 @@ def _driver(
             parts.verifier, command=parts.verifier.command, interrupt=interrupt
         )
         parts = replace(parts, verifier=check)
-    reviewer = TerminalReviewer(
-        root=tools.root,
-        out=err,
-        answers=answers,
-        preset=request.preset,
-        color=use_color(err),
-        width=width_of(err),
-    )
     return parts.driver(
         reviewer,
         receipt_store=ReceiptStore(settings.resolved_state_dir, max_count=settings.max_receipts),

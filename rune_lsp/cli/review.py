@@ -38,6 +38,7 @@ QUIT = (
     "what is left undone"
 )
 NO_INPUT = "no answer was given (end of input); nothing was applied"
+PRESET_NO = "rejected with --no"
 
 
 class TerminalReviewer:
@@ -69,17 +70,28 @@ class TerminalReviewer:
             self._write(f"skipped {label}: the review has ended\n")
             return Reject(reason=self._stopped)
         self._show(change, state, label)
-        question = self._question(change)
-        if self._preset is not None:
-            self._write(f"{question}{'y (--yes)' if self._preset else 'n (--no)'}\n")
-            return Approve() if self._preset else Reject(reason="rejected with --no")
-        reply = await self._ask(question)
+        reply = await self._reply(self._question(change))
         if reply == "y":
             return Approve()
         if reply == "n":
             return Reject(reason=REJECTED)
+        if reply == "--no":
+            return Reject(reason=PRESET_NO)
         self._stopped = QUIT if reply == "q" else NO_INPUT
         return Reject(reason=self._stopped)
+
+    async def decide_command(self, change: PreparedCommand, asking: str) -> Decision:
+        """A command asked about before the run (the check rune offers), as `decide` asks
+        about the model's `run_command`; `q` and `n` alike deny it."""
+        self._write(f"\n{asking}\n$ {change.command}\n  (in {self._target_dir(change)})\n")
+        reply = await self._reply(self._question(change))
+        if reply == "y":
+            return Approve()
+        if reply == "--no":
+            return Reject(reason=PRESET_NO)
+        if not reply:  # end of input: nothing later is approved either
+            self._stopped = NO_INPUT
+        return Reject(reason=REJECTED)
 
     async def withdraw(self) -> None:
         # Nothing stays on screen to take away; a late answer must not apply anything.
@@ -108,6 +120,13 @@ class TerminalReviewer:
     def _question(self, change: PreparedChange) -> str:
         action = "Run this command" if isinstance(change, PreparedCommand) else "Apply this edit"
         return f"{action}? [y/n/q] "
+
+    async def _reply(self, question: str) -> str:
+        """The answer to `question`: "y", "n", "q", "" (end of input), or "--no" (preset)."""
+        if self._preset is not None:
+            self._write(f"{question}{'y (--yes)' if self._preset else 'n (--no)'}\n")
+            return "y" if self._preset else "--no"
+        return await self._ask(question)
 
     async def _ask(self, question: str) -> str:
         """ "y", "n" or "q"; end of input gives ""."""

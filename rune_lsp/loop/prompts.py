@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from rune_lsp.answers.code_prompts import BLOCK_ASK
 from rune_lsp.loop.state import CheckReport
+from rune_lsp.loop.task import FILE_NAME_LINE, is_test_path
 
 #: The last message of a run that ended early: one more model call, with no tools offered.
 FINAL_SYNTHESIS_INSTRUCTION = (
@@ -49,6 +50,14 @@ def check_before_text(report: CheckReport, target: str | None = None) -> str:
     failed = f"The check {command} {_verdict(report)} on the current code.{_output(report)}\n"
     if target is None:
         return failed + "Change the code so that it passes."
+    if is_test_path(target):
+        # Told "the bug is in tests/test_x.py", the model re-sent the test unchanged and never
+        # looked at the module it tests (issue 26: 0 of 8 fixed).
+        return (
+            f"{failed}The test is right: do not change {target}. The bug is in the code it "
+            f"tests. Change that code so that the check passes: {BLOCK_ASK}, its first line "
+            f"`{FILE_NAME_LINE.strip()}` and that file's path."
+        )
     return (
         f"{failed}The test is right; the bug is in {target}. Change {target} so that the "
         f"check passes: {BLOCK_ASK}."

@@ -26,6 +26,18 @@ MAX_RANGE_CHARS = 1_500
 MAX_QUOTED_LINE = 80
 #: How the prompt names the task's file.
 FILE_LABEL = "File: "
+#: How a block names the file it is code of, when that is not the task's file: the code-block
+#: reader (rune_lsp/answers/code/) reads a first line `# file: pkg/x.py` as that file's code.
+FILE_NAME_LINE = "# file: "
+#: How the prompt names a file shown beside the task's (never FILE_LABEL, which names the task's
+#: own file).
+RELATED_LABEL = "Other file: "
+#: A test file, by the names test runners collect (pytest's `test_*.py` / `*_test.py`, Jest's
+#: `*.test.js` / `*.spec.ts` and any script under `__tests__/`); a helper or `conftest.py` beside
+#: the tests is no test.
+_TEST_NAME = re.compile(r"(^test_.*\.py$)|(_test\.py$)|(\.(test|spec)\.[cm]?[jt]sx?$)")
+_JEST_DIR = "__tests__"
+_SCRIPT = re.compile(r"\.[cm]?[jt]sx?$")
 
 
 class TaskDiagnostic(BaseModel):
@@ -36,6 +48,26 @@ class TaskDiagnostic(BaseModel):
     severity: str = "error"
     source: str | None = None
     code: str | None = None
+
+
+class RelatedFile(BaseModel):
+    """A file shown beside the task's: all of it, or the lines around what points to it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str  # as the tools name it
+    lines: tuple[str, ...]  # the shown lines, `first_line` the number of the first
+    first_line: int = Field(1, ge=1)
+    total_lines: int = Field(0, ge=0)
+    why: str  # e.g. "imported by tests/test_x.py"
+
+    def shown(self) -> str:
+        last = self.first_line + len(self.lines) - 1
+        whole = self.first_line == 1 and last >= self.total_lines
+        span = "" if whole else f"; lines {self.first_line}-{last} of {self.total_lines}"
+        return f"{RELATED_LABEL}{self.path} ({self.why}{span}):\n" + fenced(
+            list(self.lines), MAX_EXCERPT_CHARS
+        )
 
 
 class FixTask(BaseModel):
@@ -49,6 +81,9 @@ class FixTask(BaseModel):
     end_line: int | None = Field(None, ge=0)
     diagnostics: tuple[TaskDiagnostic, ...] = ()
     instruction: str | None = None
+    #: Files a person would look at beside this one (the module a test imports, the files a
+    #: failing check's traceback names), read by the runner (runner/context.py).
+    related: tuple[RelatedFile, ...] = ()
 
     def prompt(self) -> str:
         instruction = (self.instruction or "").strip() or DEFAULT_INSTRUCTION
@@ -64,14 +99,30 @@ class FixTask(BaseModel):
             parts.append("Diagnostics:")
             parts.extend(_diagnostic_line(d, lines) for d in self.diagnostics)
         parts.append(self._excerpt(lines))
-        parts.append(f"Make the smallest change that solves the task. {BLOCK_ASK.capitalize()}.")
+        if self.related:
+            parts.append(f"The files {self.path} uses, where the bug may be instead:")
+            parts.extend(related.shown() for related in self.related)
+        parts.append(f"Make the smallest change that solves the task. {self._ask()}")
         return "\n".join(parts)
+
+    def _ask(self) -> str:
+        if not self.related:
+            return f"{BLOCK_ASK.capitalize()}."
+        # Shown a test and the module it tests, Qwen2.5-Coder 1.5B must say which file its
+        # block is for, or it is read as code of the test (issue 26).
+        return (
+            f"{BLOCK_ASK.capitalize()}; for a fix in another file than {self.path}, name that "
+            f"file on the block's first line, e.g. `{FILE_NAME_LINE}{self.related[0].path}`."
+        )
 
     def _excerpt(self, lines: list[str]) -> str:
         if not lines:
             return "The file is empty."
         if self.start_line is None:
-            first, last = 0, min(len(lines), 2 * CONTEXT_LINES) - 1
+            # A Fix this without a range is about the whole file, and the code-first turn offers
+            # no tool to read the rest: shown its first 40 lines, Qwen2.5-Coder never saw the
+            # bug of 9 of the 14 programs bench/effect/recording holds (56-134 lines).
+            first, last = 0, _lines_within(lines, MAX_EXCERPT_CHARS) - 1
         else:
             end = self.end_line if self.end_line is not None else self.start_line
             first = max(0, self.start_line - CONTEXT_LINES)
@@ -85,6 +136,26 @@ class FixTask(BaseModel):
         )
 
 
+def _lines_within(lines: list[str], limit: int) -> int:
+    """How many of the first `lines` fit in `limit` characters, newlines counted (at least one:
+    a longer first line is cut by `fenced`)."""
+    used = 0
+    for count, line in enumerate(lines):
+        used += len(line) + 1
+        if used > limit:
+            return max(count, 1)
+    return len(lines)
+
+
+def is_test_path(path: str) -> bool:
+    """Whether `path` names a test file, by the names test runners collect."""
+    parts = Path(path).parts
+    if not parts:
+        return False
+    name = parts[-1]
+    return bool(_TEST_NAME.search(name)) or (_JEST_DIR in parts[:-1] and bool(_SCRIPT.search(name)))
+
+
 @dataclass(frozen=True)
 class FixTarget:
     """What a front end was asked to fix, before the file is read (runner/assembly.py reads
@@ -96,9 +167,10 @@ class FixTarget:
     instruction: str | None = None
     diagnostics: tuple[TaskDiagnostic, ...] = ()
 
-    def task(self, shown: str, text: str) -> FixTask:
+    def task(self, shown: str, text: str, related: tuple[RelatedFile, ...] = ()) -> FixTask:
         """The task on `text`, its file named `shown` (as the tools name it)."""
         return FixTask(
+            related=related,
             path=shown,
             text=text,
             start_line=self.start_line,

@@ -8,8 +8,9 @@ the loop and its bounds, the check, and what the receipt and the pending record 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from rune_lsp.loop.events import EventSink
@@ -17,6 +18,7 @@ from rune_lsp.loop.ports import Model
 from rune_lsp.loop.runtime import AgentLoop, LoopConfig
 from rune_lsp.loop.state import Outcome, RunResult
 from rune_lsp.loop.task import FixTarget, FixTask
+from rune_lsp.runner.context import related_files
 from rune_lsp.runner.driver import Reviewer, RunDriver, RunMeta, StopReason
 from rune_lsp.runner.verify import SaveHook, ShellVerifier, Verifier
 from rune_lsp.settings import Settings
@@ -58,7 +60,16 @@ def compose_task(tools: WorkspaceTools, target: FixTarget) -> FixTask:
         raise TaskUnreadableError(str(exc)) from None
     if text is None:
         raise TaskUnreadableError(f"cannot read {target.path}")
-    return target.task(tools.show(target.path), text)
+    related = related_files(tools, target.path, text, None)
+    return target.task(tools.show(target.path), text, related)
+
+
+def with_check_output(tools: WorkspaceTools, path: Path, task: FixTask, output: str) -> str:
+    """The task `task` on `path` again, once the first check ran: the files its traceback
+    names join those shown beside a test (runner/context.py)."""
+    return task.model_copy(
+        update={"related": related_files(tools, path, task.text, output)}
+    ).prompt()
 
 
 def not_run(run_id: str, outcome: Outcome, error: str, settings: Settings) -> RunResult:
@@ -77,6 +88,7 @@ class RunParts:
     loop: AgentLoop
     meta: RunMeta
     verifier: Verifier | None
+    recompose: Callable[[str], str] | None = None
 
     def driver(
         self,
@@ -96,6 +108,7 @@ class RunParts:
             verifier=self.verifier,
             concurrent_reviews=concurrent_reviews,
             cancel_means=cancel_means,
+            recompose=self.recompose,
         )
 
 
@@ -104,15 +117,16 @@ def assemble(
     *,
     model: Model,
     tools: WorkspaceTools,
-    task: str,
+    task: FixTask | str,
     document: Path,
     document_uri: str,
     on_event: EventSink | None = None,
     session_id: str = "",
     save_first: SaveHook | None = None,
 ) -> RunParts:
-    """A run of `task` on `document`. `save_first`: asked before each check which touched
-    documents are still unsaved (an editor's buffers; the disk needs none)."""
+    """A run of `task` on `document` (a `FixTask` for a fresh run, recomposed with the first
+    check's output; the prompt text of a resumed one). `save_first`: asked before each check
+    which touched documents are still unsaved (an editor's buffers; the disk needs none)."""
     loop = AgentLoop(
         model,
         tools,
@@ -133,18 +147,21 @@ def assemble(
             save_first=save_first,
         )
     served_model, served_url = _served(model, settings)
+    recompose = None
+    if isinstance(task, FixTask):
+        recompose = partial(with_check_output, tools, document, task)
     meta = RunMeta(
         provider=settings.provider,
         model=served_model,
         base_url=served_url,
-        task=task,
+        task=task if isinstance(task, str) else task.prompt(),
         document_uri=document_uri,
         document_path=str(document),
         secrets=secrets_in(settings.api_key, settings.resolved_base_url),
         session_id=session_id,
         workspace_root=str(tools.root),
     )
-    return RunParts(tools=tools, loop=loop, meta=meta, verifier=verifier)
+    return RunParts(tools=tools, loop=loop, meta=meta, verifier=verifier, recompose=recompose)
 
 
 def _served(model: Model, settings: Settings) -> tuple[str, str]:

@@ -11,10 +11,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Protocol
 
+from rune_lsp.loop.events import CheckStarted, EventEmitter
 from rune_lsp.loop.runtime import AgentLoop
 from rune_lsp.loop.state import (
     Decision,
@@ -29,6 +31,7 @@ from rune_lsp.loop.state import (
 )
 from rune_lsp.loop.statuses import recorded_verdict
 from rune_lsp.review.diff import unified_diff
+from rune_lsp.runner.check_result import CheckCannotRun, CheckCannotRunError
 from rune_lsp.runner.verify import (
     CheckFeed,
     CheckOutcome,
@@ -38,6 +41,7 @@ from rune_lsp.runner.verify import (
     verified_from,
 )
 from rune_lsp.store.pending import PendingRun, PendingStore
+from rune_lsp.store.receipt import CheckRecord
 from rune_lsp.store.receipt_builder import DIFF_CAP, build_receipt
 from rune_lsp.store.receipts import ReceiptStore
 from rune_lsp.text_clip import clip
@@ -93,6 +97,11 @@ class RunDriver:
     _stopped: StopReason | None = field(init=False, default=None)
     _task: asyncio.Task[RunResult] | None = field(init=False, default=None)
     _feed: CheckFeed | None = field(init=False, default=None)
+    #: The task again, given the first check's output (runner/assembly.py: the files its
+    #: traceback names join it); None keeps `meta.task`.
+    recompose: Callable[[str], str] | None = None
+    #: Set when the run ended because its check cannot run: the front end tells the user.
+    unrunnable: CheckCannotRun | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         if self.verifier is not None:
@@ -104,11 +113,27 @@ class RunDriver:
     concurrent_reviews: bool = False
 
     async def start(self, run_id: str) -> RunResult:
-        return await self._drive(
-            lambda: self.loop.run(
-                self.meta.task, run_id=run_id, target=self._target(), checker=self._feed
-            ),
-            run_id,
+        return await self._drive(lambda: self._begin(run_id), run_id)
+
+    async def _begin(self, run_id: str) -> RunOutcome:
+        """A fresh run: with a check, the check first (it may not be able to run at all, and
+        its traceback names files the task then shows), then the loop."""
+        if self._feed is not None:
+            await EventEmitter(self.loop.on_event).emit(
+                CheckStarted(
+                    run_id=run_id,
+                    iterations_used=0,
+                    iteration_budget=self.loop.config.max_iterations,
+                    command=self._feed.command,
+                )
+            )
+            first = await self._feed.first()
+            if self.recompose is not None:
+                record = first.record
+                task = self.recompose(f"{record.stdout_tail}\n{record.stderr_tail}")
+                self.meta = replace(self.meta, task=task)
+        return await self.loop.run(
+            self.meta.task, run_id=run_id, target=self._target(), checker=self._feed
         )
 
     def _target(self) -> str | None:
@@ -159,6 +184,8 @@ class RunDriver:
         except asyncio.CancelledError:
             await self.reviewer.withdraw()
             result, state = self._cancelled(run_id), self._state
+        except CheckCannotRunError as exc:
+            return self._store_receipt(self._unrunnable(run_id, exc), None, exc.record)
         result = self._relabelled(result)
         check = await self._verify(result)
         result = result.model_copy(
@@ -234,6 +261,16 @@ class RunDriver:
         self._state = None
         return self._store_receipt(self._relabelled(self._cancelled(run_id)), None, None)
 
+    def _unrunnable(self, run_id: str, exc: CheckCannotRunError) -> RunResult:
+        """The check cannot run: the user's configuration to fix, before any model turn."""
+        self.unrunnable = exc.problem
+        return RunResult(
+            run_id=run_id,
+            outcome="failed",
+            error=exc.problem.message,
+            iteration_budget=self.loop.config.max_iterations,
+        )
+
     def _relabelled(self, result: RunResult) -> RunResult:
         if self._stop_reason == "supersede" and result.outcome == "cancelled":
             return result.model_copy(
@@ -276,7 +313,7 @@ class RunDriver:
         return await self.verifier.verify(changed)
 
     def _store_receipt(
-        self, result: RunResult, state: RunState | None, check: CheckOutcome | None
+        self, result: RunResult, state: RunState | None, check: CheckOutcome | CheckRecord | None
     ) -> RunResult:
         if self.receipt_store is None:
             return result
@@ -291,7 +328,7 @@ class RunDriver:
                 base_url=self.meta.base_url,
                 started_at=self.started_at,
                 ended_at=time.time(),
-                check=check.record if check is not None else None,
+                check=check.record if isinstance(check, CheckOutcome) else check,
                 document=self.meta.document_path or self.meta.document_uri,
                 task=self.meta.task,
                 secrets=self.meta.secrets,

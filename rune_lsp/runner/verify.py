@@ -16,6 +16,7 @@ from typing import Protocol
 
 from rune_lsp.loop.state import CheckReport, EditRecord
 from rune_lsp.loop.statuses import LANDED
+from rune_lsp.runner.check_result import CheckCannotRunError, cannot_run, could_not_start
 from rune_lsp.store.receipt import CheckRecord
 from rune_lsp.text_clip import clip, tail_lines
 from rune_lsp.tools.run_command import run_shell
@@ -96,19 +97,45 @@ class CheckFeed:
     verifier: Verifier
     last: CheckOutcome | None = None
     _last_key: tuple[tuple[str, str], ...] | None = None
+    #: The check `first` ran, handed to the loop when it asks before its first turn.
+    _first: CheckOutcome | None = None
 
     @property
     def command(self) -> str:
         return self.verifier.command
 
+    async def first(self) -> CheckOutcome:
+        """The check before the run (the driver's, before the task is composed): its output
+        names the files a failing test goes through. Raises CheckCannotRunError when it cannot
+        run at all (runner/check_result.py): no model turn is spent on a configuration error."""
+        try:
+            outcome = await self._verify([])
+        except OSError as exc:
+            raise CheckCannotRunError(could_not_start(self.command, exc)) from None
+        problem = cannot_run(outcome.record)
+        if problem is not None:
+            raise CheckCannotRunError(problem, outcome.record)
+        self.last, self._last_key, self._first = outcome, (), outcome
+        return outcome
+
     async def check(self, edits: Sequence[EditRecord]) -> CheckReport:
-        outcome = await self.verifier.verify(list(dict.fromkeys(changed_paths(edits))))
+        key = _landed_key(edits)
+        if self._first is not None and not key:
+            # The loop's own check before its first turn: the driver's ran a moment ago.
+            first, self._first = self._first, None
+            return report_of(first)
+        self._first = None
+        outcome = await self._verify(list(dict.fromkeys(changed_paths(edits))))
+        self.last, self._last_key = outcome, key
+        return report_of(outcome)
+
+    async def _verify(self, paths: list[str]) -> CheckOutcome:
+        outcome = await self.verifier.verify(paths)
         current = asyncio.current_task()
         if current is not None and current.cancelling():
             # A Ctrl-C the verifier absorbed (InterruptibleCheck) still stops the run here.
             raise asyncio.CancelledError
-        self.last, self._last_key = outcome, _landed_key(edits)
-        return report_of(outcome)
+        return outcome
 
     def current_for(self, edits: Sequence[EditRecord]) -> CheckOutcome | None:
         """The last outcome when nothing landed since it ran, else None."""

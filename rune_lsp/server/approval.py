@@ -11,11 +11,14 @@ from rune_lsp.loop.state import Approve, Decision, PreparedCommand, Reject
 from rune_lsp.server.app import RuneServer
 
 
-async def ask_to_run(server: RuneServer, change: PreparedCommand, wait: float) -> Decision:
+async def ask_to_run(
+    server: RuneServer, change: PreparedCommand, wait: float, *, asking: str = "rune wants to run"
+) -> Decision:
+    """`asking`: who asks and why (the model's `run_command`, or a check rune offers)."""
     run, deny = types.MessageActionItem(title="Run"), types.MessageActionItem(title="Deny")
     request = types.ShowMessageRequestParams(
         type=types.MessageType.Warning,
-        message=f"rune wants to run: {change.command}\n(in {change.cwd})",
+        message=f"{asking}: {change.command}\n(in {change.cwd})",
         actions=[run, deny],
     )
     try:

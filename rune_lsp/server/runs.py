@@ -17,25 +17,29 @@ from typing import Any
 from lsprotocol import types
 
 from rune_lsp.loop.events import RunEvent
-from rune_lsp.loop.state import RunResult
-from rune_lsp.loop.task import FixTarget
+from rune_lsp.loop.state import Approve, Reject, RunResult
+from rune_lsp.loop.task import FixTarget, FixTask
 from rune_lsp.runner.assembly import assemble, compose_task, not_run, workspace_tools
 from rune_lsp.runner.driver import RunDriver, StopReason
+from rune_lsp.runner.offered_check import offered_check
 from rune_lsp.runner.summary import run_summary
 from rune_lsp.server.app import RuneServer
+from rune_lsp.server.approval import ask_to_run
 from rune_lsp.server.desk import ReviewDesk
 from rune_lsp.server.documents import LspDocuments, path_of
 from rune_lsp.server.late import LateLandings
 from rune_lsp.server.local_setup import LocalSetup
 from rune_lsp.server.models import ModelCache
-from rune_lsp.server.notices import RefusalNotice
+from rune_lsp.server.notices import MAX_SHOWN, RefusalNotice
 from rune_lsp.server.progress import RunProgress
 from rune_lsp.server.review import LspReviewer
 from rune_lsp.server.undo import Undos
+from rune_lsp.settings import Settings
 from rune_lsp.store.atomic import unwritable
 from rune_lsp.store.ownership import RunRegistry, SessionLock, new_session_id
 from rune_lsp.store.pending import PendingRun, PendingStore
 from rune_lsp.store.receipts import ReceiptStore
+from rune_lsp.text_clip import clip
 from rune_lsp.tools.errors import AccessDenied
 from rune_lsp.tools.executor import WorkspaceTools
 from rune_lsp.tools.paths import display_path
@@ -101,9 +105,26 @@ class RunManager:
         failed = self._unwritable_state(run_id)
         if failed is not None:
             return failed
+        settings = await self._offer_check(tools, path)
         return await self._launch(
-            run_id, _doc_key(path), request_id, path, task.prompt(), tools=tools
+            run_id, _doc_key(path), request_id, path, task, tools=tools, settings=settings
         )
+
+    async def _offer_check(self, tools: WorkspaceTools, path: Path) -> Settings:
+        """The run's settings: with the check rune offers when none is configured and the user
+        accepts it, asked like a `run_command` (docs/interface.md#an-offered-check)."""
+        settings = self.server.settings
+        offer = offered_check(settings, tools.root, path)
+        if offer is None:
+            return settings
+        decision = await ask_to_run(
+            self.server, offer.as_command(), settings.request_timeout, asking=offer.asking
+        )
+        if isinstance(decision, Approve):
+            return offer.accepted(settings)
+        why = decision.reason if isinstance(decision, Reject) else "not approved"
+        self.server.log(f"rune: the offered check `{offer.command}` was not run: {why}")
+        return settings
 
     async def resume(self, run_id: str, request_id: Any) -> RunResult:
         failed = self._unwritable_state(run_id)
@@ -121,10 +142,11 @@ class RunManager:
         doc_key: str,
         request_id: Any,
         path: Path,
-        task: str,
+        task: FixTask | str,
         *,
         tools: WorkspaceTools | None = None,
         resumed: PendingRun | None = None,
+        settings: Settings | None = None,
     ) -> RunResult:
         failed = await self._start_local(run_id)
         if failed is not None:
@@ -134,7 +156,7 @@ class RunManager:
             self.cancel(previous.run_id, reason="supersede")
         generation = self.registry.claim(doc_key, run_id)
         progress = RunProgress(self.server, f"rune/{run_id}", f"Rune: {path.name}")
-        driver = self._driver(run_id, path, task, progress, tools or self.tools_for(path))
+        driver = self._driver(run_id, path, task, progress, tools or self.tools_for(path), settings)
         running = driver.launch(run_id, resumed.state if resumed else None)
         run = ActiveRun(run_id, doc_key, running, progress, driver, request_id)
         self.active[run_id] = run
@@ -143,6 +165,11 @@ class RunManager:
             await progress.begin()
             result = await asyncio.shield(run.task)
             outcome = run_summary(result)
+            if driver.unrunnable is not None:  # the user's configuration, not the model's bug
+                self.server.log(driver.unrunnable.message, types.MessageType.Error)
+                self.server.tell(
+                    clip(f"rune: {driver.unrunnable.message}", MAX_SHOWN), types.MessageType.Error
+                )
             return result
         except asyncio.CancelledError:
             # Either the run's task was cancelled before its first step, or the event loop is
@@ -191,9 +218,16 @@ class RunManager:
         return None
 
     def _driver(
-        self, run_id: str, path: Path, task: str, progress: RunProgress, tools: WorkspaceTools
+        self,
+        run_id: str,
+        path: Path,
+        task: FixTask | str,
+        progress: RunProgress,
+        tools: WorkspaceTools,
+        settings: Settings | None = None,
     ) -> RunDriver:
-        settings = self.server.settings
+        """`settings`: this run's (an accepted offered check), else the server's."""
+        settings = settings or self.server.settings
         root = tools.root
         if tools.sandbox.single_file is not None:
             self.server.log(

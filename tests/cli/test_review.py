@@ -166,3 +166,43 @@ async def test_withdraw_ends_the_review() -> None:
 def test_asking_needs_a_source_of_answers() -> None:
     with pytest.raises(ValueError, match="needs answers"):
         TerminalReviewer(root=ROOT, out=io.StringIO())
+
+
+OFFERED = PreparedCommand(
+    edit_id="offered-check",
+    call_id="offered-check",
+    command="python -m pytest -q tests/test_x.py",
+    cwd="/ws",
+    reason="",
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "approved", "stopped"),
+    [("y\n", True, False), ("n\n", False, False), ("q\n", False, False), ("", False, True)],
+)
+async def test_a_command_offered_before_the_run_is_asked_like_one(
+    line: str, approved: bool, stopped: bool
+) -> None:
+    out = io.StringIO()
+    reviewer = Reviewer(root=ROOT, out=out, answers=Answers(line))
+
+    decision = await reviewer.decide_command(OFFERED, "rune offers a check for this run (why)")
+
+    assert isinstance(decision, Approve) is approved
+    assert reviewer.stopped is stopped  # no input: nothing later is approved either
+    shown = out.getvalue()
+    assert (
+        "rune offers a check for this run (why)\n$ python -m pytest -q tests/test_x.py\n" in shown
+    )
+    assert "(in the workspace root)" in shown
+    assert "Run this command? [y/n/q] " in shown
+
+
+@pytest.mark.parametrize(("preset", "approved"), [(True, True), (False, False)])
+async def test_yes_and_no_answer_the_offer(preset: bool, approved: bool) -> None:
+    reviewer = Reviewer(root=ROOT, out=io.StringIO(), preset=preset)
+
+    decision = await reviewer.decide_command(OFFERED, "rune offers a check")
+
+    assert isinstance(decision, Approve if approved else Reject)

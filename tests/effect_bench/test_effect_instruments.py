@@ -14,7 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bench.effect.corpus import check_task, is_fixed, load_tasks, make_workspace
+from bench.effect.arms import Endpoint, invocation
+from bench.effect.corpus import check_task, is_fixed, load_corpus, load_tasks, make_workspace
 from bench.effect.proxy import CountingProxy, read_timings
 
 TIMINGS = {"prompt_n": 120, "cache_n": 900, "predicted_n": 42}
@@ -113,3 +114,42 @@ def test_fixed_is_judged_with_the_tasks_own_test(tmp_path: Path) -> None:
     assert not is_fixed(task, workspace)
     (workspace / "prog.py").write_text(task.source("reference.py"), encoding="utf-8")
     assert is_fixed(task, workspace)
+
+
+def test_the_multi_corpus_points_at_failing_tests_of_buggy_modules() -> None:
+    tasks = load_corpus("multi")
+    assert len(tasks) >= 8
+    for task in tasks:
+        assert task.target == task.test and task.test.startswith("tests/test_")
+        assert task.program != task.target and "/" in task.program
+        assert task.instruction == f"The test {task.target} fails. Fix the bug."
+    # Two tasks, one each side of the corpus (every task is checked by each bench run).
+    for task in (tasks[0], tasks[-1]):
+        assert check_task(task).sound, task.name
+
+
+def test_a_multi_task_is_a_git_workspace_judged_by_its_own_test(tmp_path: Path) -> None:
+    task = load_corpus("multi")[0]
+    workspace = make_workspace(task, tmp_path / "ws")
+    assert (workspace / ".git").is_dir()
+    assert (workspace / task.program).read_text(encoding="utf-8") == task.buggy
+    assert not is_fixed(task, workspace)
+    (workspace / task.test).write_text("def test_nothing():\n    pass\n", encoding="utf-8")
+    assert not is_fixed(task, workspace)  # the test was "fixed", not the module
+    (workspace / task.program).write_text(task.source("reference.py"), encoding="utf-8")
+    assert is_fixed(task, workspace)
+
+
+def test_the_arms_point_at_a_multi_tasks_target(tmp_path: Path) -> None:
+    task = load_corpus("multi")[0]
+    endpoint = Endpoint("http://127.0.0.1:1/v1", "coder")
+    blind = invocation("rune_blind", task, endpoint, tmp_path, Path("aider")).argv
+    check = invocation("rune_check", task, endpoint, tmp_path, Path("aider")).argv
+    offered = invocation("rune_offered", task, endpoint, tmp_path, Path("aider")).argv
+    assert blind[1:4] == ("fix", task.target, "-m") and blind[4] == task.instruction
+    assert blind[-2:] == ("--offer-check", "false")
+    assert check[-2:] == ("--check-command", task.test_command)
+    assert "--offer-check" not in offered and "--check-command" not in offered
+    assert (
+        invocation("aider_blind", task, endpoint, tmp_path, Path("aider")).argv[-1] == task.target
+    )

@@ -3,7 +3,20 @@ code as plain fenced code, without line numbers to copy."""
 
 from __future__ import annotations
 
-from rune_lsp.loop.task import FixTask, TaskDiagnostic, fenced, file_listing
+import pytest
+
+from rune_lsp.loop.prompts import check_before_text
+from rune_lsp.loop.state import CheckReport
+from rune_lsp.loop.task import (
+    BLOCK_ASK,
+    MAX_EXCERPT_CHARS,
+    FixTask,
+    RelatedFile,
+    TaskDiagnostic,
+    fenced,
+    file_listing,
+    is_test_path,
+)
 
 #: Form feed, U+2028, NEL and a vertical tab inside lines, plus a lone `\r` (which does end one).
 TEXT = "def a():\x0c\n    return 1\u2028  # tail\nx = '\x85'\x0b\ry = 2\nlast\n"
@@ -31,6 +44,20 @@ def test_a_long_file_shows_an_excerpt_around_the_range_and_says_so() -> None:
     assert "x80 = 80\n```" in prompt and "x81 = 81" not in prompt
 
 
+def test_a_file_without_a_range_is_shown_whole_as_far_as_it_fits() -> None:
+    text = "".join(f"x{n} = {n}\n" for n in range(1, 136))  # 135 lines, the bug near the end
+    prompt = FixTask(path="mid.py", text=text).prompt()
+    assert "Excerpt" not in prompt and "x1 = 1\n" in prompt and "x135 = 135\n```" in prompt
+
+    long = "".join(f"value_{n} = {n} * {n}\n" for n in range(1, 1001))
+    prompt = FixTask(path="long.py", text=long).prompt()
+    shown = prompt.split("```\n", 1)[1].split("\n```", 1)[0].split("\n")
+    count = len(shown)  # whole lines only, as many as fit
+    assert len("\n".join(shown)) <= MAX_EXCERPT_CHARS
+    assert shown[-1] == f"value_{count} = {count} * {count}"
+    assert f"Excerpt (lines 1-{count} of 1000;" in prompt
+
+
 def test_a_diagnostic_quotes_its_line() -> None:
     diagnostic = TaskDiagnostic(line=1, message="undefined name 'b'", source="ruff")
     prompt = FixTask(path="m.py", text="def f():\n    return b\n", diagnostics=(diagnostic,))
@@ -40,3 +67,81 @@ def test_a_diagnostic_quotes_its_line() -> None:
 def test_a_fence_is_longer_than_any_backticks_in_the_code() -> None:
     assert fenced(['s = "```"'], 100) == '````\ns = "```"\n````'
     assert file_listing("a.md", "") == "a.md is now empty."
+
+
+MODULE_LINES = ("def add(a, b):", "    return a - b")
+
+
+def _test_task(related: tuple[RelatedFile, ...] = ()) -> FixTask:
+    return FixTask(
+        path="tests/test_x.py",
+        text="from pkg.x import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+        instruction="The test tests/test_x.py fails. Fix the bug.",
+        related=related,
+    )
+
+
+def test_a_related_file_is_shown_after_the_task_file_with_why() -> None:
+    related = RelatedFile(
+        path="pkg/x.py", lines=MODULE_LINES, total_lines=2, why="imported by tests/test_x.py"
+    )
+
+    prompt = _test_task(related=(related,)).prompt()
+
+    assert prompt.index("File: tests/test_x.py") < prompt.index("Other file: pkg/x.py")
+    assert "Other file: pkg/x.py (imported by tests/test_x.py):\n```\ndef add(a, b):" in prompt
+    assert prompt.endswith(
+        "for a fix in another file than tests/test_x.py, name that file on the block's first "
+        "line, e.g. `# file: pkg/x.py`."
+    )
+
+
+def test_an_excerpt_of_a_related_file_says_which_lines() -> None:
+    related = RelatedFile(
+        path="pkg/x.py", lines=MODULE_LINES, first_line=40, total_lines=90, why="named"
+    )
+
+    assert related.shown().startswith("Other file: pkg/x.py (named; lines 40-41 of 90):")
+
+
+def test_without_related_files_the_ask_is_unchanged() -> None:
+    assert _test_task().prompt().endswith(f"{BLOCK_ASK.capitalize()}.")
+
+
+@pytest.mark.parametrize(
+    ("path", "is_test"),
+    [
+        ("tests/test_x.py", True),
+        ("test_prog.py", True),
+        ("pkg/x_test.py", True),
+        ("tests/conftest.py", False),
+        ("tests/helpers.py", False),
+        ("web/__tests__/x.js", True),
+        ("src/x.test.ts", True),
+        ("src/x.spec.jsx", True),
+        ("pkg/x.py", False),
+        ("prog.py", False),
+        ("pkg/testing.py", False),
+        ("tests", False),
+    ],
+)
+def test_a_test_file_is_known_by_its_name(path: str, is_test: bool) -> None:
+    assert is_test_path(path) is is_test
+
+
+def test_a_failing_check_on_a_test_says_the_test_is_right_and_names_no_bug_in_it() -> None:
+    report = CheckReport(command="pytest -q tests/test_x.py", exit_code=1, output="assert -1 == 3")
+
+    said = check_before_text(report, "tests/test_x.py")
+
+    assert "The test is right: do not change tests/test_x.py." in said
+    assert "the bug is in tests/test_x.py" not in said
+    assert said.endswith("its first line `# file:` and that file's path.")
+
+
+def test_a_failing_check_on_code_still_names_the_code() -> None:
+    report = CheckReport(command="pytest -q", exit_code=1, output="assert -1 == 3")
+
+    said = check_before_text(report, "pkg/x.py")
+
+    assert "The test is right; the bug is in pkg/x.py. Change pkg/x.py" in said

@@ -1,0 +1,80 @@
+"""Fix this on a failing test whose bug is in the module it tests (issue 26, point 2): the
+issue's case, `rune-lsp fix tests/test_x.py ... --check-command "python -m pytest -q
+tests/test_x.py"` in a git repository, with a scripted model. Before, the first request showed
+only the test and said the bug was in it; the model never saw `pkg/x.py`."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import RunCli
+from tests.doubles.model_double import ModelDouble, Reply
+
+MODULE = "def add(a, b):\n    return a - b\n"
+TEST = "from pkg.x import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+INSTRUCTION = "The test tests/test_x.py fails. Fix the bug."
+PYTEST = [sys.executable, "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:asyncio"]
+CHECK = shlex.join([*PYTEST, "tests/test_x.py"])
+
+
+@pytest.fixture
+def package(workspace: Path) -> Path:
+    (workspace / "pkg").mkdir()
+    (workspace / "tests").mkdir()
+    (workspace / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (workspace / "pkg" / "x.py").write_text(MODULE, encoding="utf-8")
+    (workspace / "tests" / "test_x.py").write_text(TEST, encoding="utf-8")
+    return workspace
+
+
+def _first_request(double: ModelDouble) -> str:
+    content = double.chat_requests[0].body["messages"][-1]["content"]
+    assert isinstance(content, str)
+    return content
+
+
+def test_the_model_sees_the_module_the_failing_test_imports(
+    rune: RunCli, double: ModelDouble, package: Path
+) -> None:
+    double.script(Reply(text="I cannot tell."))
+    finished = rune(
+        "fix", "tests/test_x.py", "-m", INSTRUCTION, "--check-command", CHECK, "--no", "--json"
+    )
+
+    task = _first_request(double)
+    assert json.loads(finished.stdout)["outcome"] == "completed"
+    assert "Other file: pkg/x.py (imported by tests/test_x.py):" in task
+    assert "    return a - b" in task
+    assert "assert -1 == 3" in task  # the check's report
+    assert "The test is right: do not change tests/test_x.py" in task
+    assert "the bug is in tests/test_x.py" not in task
+    assert task.rstrip().endswith("its first line `# file:` and that file's path.")
+
+
+def test_a_test_run_blind_shows_the_module_too(
+    rune: RunCli, double: ModelDouble, package: Path
+) -> None:
+    double.script(Reply(text="I cannot tell."))
+    rune("fix", "tests/test_x.py", "-m", INSTRUCTION, "--no")
+
+    task = _first_request(double)
+    assert "Other file: pkg/x.py" in task
+    assert "e.g. `# file: pkg/x.py`" in task
+
+
+def test_a_check_that_cannot_run_costs_no_model_request(
+    rune: RunCli, double: ModelDouble, package: Path
+) -> None:
+    check = CHECK.replace("tests/test_x.py", "tests/test_missing.py")
+    finished = rune("fix", "tests/test_x.py", "--check-command", check, "--no")
+
+    assert finished.returncode == 1
+    assert double.chat_requests == []
+    assert "outcome: failed (step 0/8): the check" in finished.stdout
+    assert "cannot run: pytest was called wrongly or found no file" in finished.stdout
+    assert "file or directory not found: tests/test_missing.py" in finished.stdout
