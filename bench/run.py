@@ -112,10 +112,16 @@ def main(argv: list[str] | None = None) -> int:
     effect_options.add_argument("--arms", help="comma-separated subset of the arms")
     effect_options.add_argument(
         "--corpus",
-        choices=("own", "multi"),
+        choices=("own", "multi", "real"),
         default="own",
         help="own: bench/effect/corpus; multi: bench/effect/corpus_multi (the bug in a module, "
-        "the agent pointed at its failing test)",
+        "the agent pointed at its failing test); real: real people's bugs, built from "
+        "--real-bugs-dir",
+    )
+    effect_options.add_argument(
+        "--real-bugs-dir",
+        type=Path,
+        help="a ConDefects checkout with its Test.zip unpacked (docs/performance.md)",
     )
     effect_options.add_argument(
         "--threads", type=int, help="llama-server threads (default 2; 1 leaves a core free)"
@@ -215,8 +221,17 @@ def run_effect(args: argparse.Namespace, argv: list[str] | None) -> int:
     except ValueError as exc:
         print(f"bench/run.py: {exc}", file=sys.stderr)
         return 2
+    if args.corpus == "real" and args.real_bugs_dir is None:
+        print("bench/run.py: --corpus real needs --real-bugs-dir", file=sys.stderr)
+        return 2
     result = effect.run(
-        args.model, args.tasks, chosen_arms, names, threads=args.threads, corpus=args.corpus
+        args.model,
+        args.tasks,
+        chosen_arms,
+        names,
+        threads=args.threads,
+        corpus=args.corpus,
+        real_bugs=args.real_bugs_dir,
     )
     command = "bench/run.py " + " ".join(sys.argv[1:] if argv is None else argv)
     print(report.table(result))
