@@ -27,6 +27,7 @@ import random
 import shutil
 import subprocess
 import sys
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,7 +154,9 @@ def why_not(submission: Submission) -> str | None:
         return f"{changed} hunks"
     for text in (faulty, correct):
         try:
-            compile(text, PROGRAM, "exec")
+            with warnings.catch_warnings():  # e.g. "invalid decimal literal": noise, not a verdict
+                warnings.simplefilter("ignore", SyntaxWarning)
+                compile(text, PROGRAM, "exec")
         except (SyntaxError, ValueError):
             return "not Python 3"
     return None
