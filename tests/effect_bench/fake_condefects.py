@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-#: Sums the even numbers of a list; the faulty version sums the odd ones.
-EVENS = """import sys
+#: How each program reads its input: a count, then that many numbers.
+READ = """import sys
 
 
 def read_numbers():
@@ -14,7 +14,12 @@ def read_numbers():
     numbers = list(map(int, sys.stdin.readline().split()))
     assert len(numbers) == count
     return numbers
+"""
 
+#: Sums the even numbers of a list; the faulty version sums the odd ones.
+EVENS = (
+    READ
+    + """
 
 def wanted(x):
     return x % 2 == {rest}
@@ -35,17 +40,12 @@ def main():
 
 main()
 """
+)
 
 #: The largest number of a list; the faulty version starts from 0, wrong when all are negative.
-LARGEST = """import sys
-
-
-def read_numbers():
-    count = int(sys.stdin.readline())
-    numbers = list(map(int, sys.stdin.readline().split()))
-    assert len(numbers) == count
-    return numbers
-
+LARGEST = (
+    READ
+    + """
 
 def largest(numbers):
     best = {start}
@@ -63,6 +63,7 @@ def main():
 
 main()
 """
+)
 
 PYTHON2 = "n = int(raw_input())\n" + "".join(f"a{i} = n + {i}\n" for i in range(20)) + "print n\n"
 SHORT = "print(int(input()) - 1)\n"

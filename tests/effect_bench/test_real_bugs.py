@@ -87,7 +87,7 @@ def test_an_agent_that_edits_the_expected_output_has_fixed_nothing(
     task = _task(built, "abc900_a")
     workspace = make_workspace(task, tmp_path / "ws")
     assert not is_fixed(task, workspace)
-    (workspace / "cases" / "sample_01.out").write_text("5\n", encoding="utf-8")  # odd sum
+    (workspace / "cases" / "sample_01.out").write_text("1\n", encoding="utf-8")  # its output
     assert not is_fixed(task, workspace)
     (workspace / "prog.py").write_text(task.source("reference.py"), encoding="utf-8")
     assert is_fixed(task, workspace)
