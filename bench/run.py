@@ -213,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
 def run_effect(args: argparse.Namespace, argv: list[str] | None) -> int:
     from bench.effect import bench as effect
     from bench.effect import report
+    from bench.effect.real_bugs import DatasetError
 
     arms = effect.ARMS if not args.arms else tuple(a.strip() for a in args.arms.split(","))
     names = tuple(n.strip() for n in args.task_names.split(",")) if args.task_names else ()
@@ -224,15 +225,19 @@ def run_effect(args: argparse.Namespace, argv: list[str] | None) -> int:
     if args.corpus == "real" and args.real_bugs_dir is None:
         print("bench/run.py: --corpus real needs --real-bugs-dir", file=sys.stderr)
         return 2
-    result = effect.run(
-        args.model,
-        args.tasks,
-        chosen_arms,
-        names,
-        threads=args.threads,
-        corpus=args.corpus,
-        real_bugs=args.real_bugs_dir,
-    )
+    try:
+        result = effect.run(
+            args.model,
+            args.tasks,
+            chosen_arms,
+            names,
+            threads=args.threads,
+            corpus=args.corpus,
+            real_bugs=args.real_bugs_dir,
+        )
+    except DatasetError as exc:  # before any server starts: the checkout is not usable
+        print(f"bench/run.py: {exc}", file=sys.stderr)
+        return 2
     command = "bench/run.py " + " ".join(sys.argv[1:] if argv is None else argv)
     print(report.table(result))
     if result.preamble is not None:

@@ -101,6 +101,15 @@ def test_a_checkout_without_its_cases_is_a_clear_error(dataset: Path, tmp_path: 
         real_bugs.submissions(tmp_path)
 
 
+def test_the_bench_says_what_is_missing_before_starting_a_server(
+    dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (dataset / "Test").rename(tmp_path / "elsewhere")
+    argv = ["--only", "effect", "--corpus", "real", "--real-bugs-dir", str(dataset), "--no-doc"]
+    assert bench_main(argv) == 2
+    assert "has no Test/: unpack ConDefects' Test.zip there" in capsys.readouterr().err
+
+
 def test_the_real_corpus_needs_its_dataset(capsys: pytest.CaptureFixture[str]) -> None:
     assert bench_main(["--only", "effect", "--corpus", "real", "--no-doc"]) == 2
     assert "--corpus real needs --real-bugs-dir" in capsys.readouterr().err
