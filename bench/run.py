@@ -114,10 +114,16 @@ def main(argv: list[str] | None = None) -> int:
     effect_options.add_argument("--arms", help="comma-separated subset of the arms")
     effect_options.add_argument(
         "--corpus",
-        choices=("own", "multi"),
+        choices=("own", "multi", "real"),
         default="own",
         help="own: bench/effect/corpus; multi: bench/effect/corpus_multi (the bug in a module, "
-        "the agent pointed at its failing test)",
+        "the agent pointed at its failing test); real: real people's bugs, built from "
+        "--real-bugs-dir",
+    )
+    effect_options.add_argument(
+        "--real-bugs-dir",
+        type=Path,
+        help="a ConDefects checkout with its Test.zip unpacked (docs/performance.md)",
     )
     effect_options.add_argument(
         "--threads", type=int, help="llama-server threads (default 2; 1 leaves a core free)"
@@ -211,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
 def run_effect(args: argparse.Namespace, argv: list[str] | None) -> int:
     from bench.effect import bench as effect
     from bench.effect import report
+    from bench.effect.real_bugs import DatasetError
 
     arms = effect.ARMS if not args.arms else tuple(a.strip() for a in args.arms.split(","))
     names = tuple(n.strip() for n in args.task_names.split(",")) if args.task_names else ()
@@ -219,9 +226,22 @@ def run_effect(args: argparse.Namespace, argv: list[str] | None) -> int:
     except ValueError as exc:
         print(f"bench/run.py: {exc}", file=sys.stderr)
         return 2
-    result = effect.run(
-        args.model, args.tasks, chosen_arms, names, threads=args.threads, corpus=args.corpus
-    )
+    if args.corpus == "real" and args.real_bugs_dir is None:
+        print("bench/run.py: --corpus real needs --real-bugs-dir", file=sys.stderr)
+        return 2
+    try:
+        result = effect.run(
+            args.model,
+            args.tasks,
+            chosen_arms,
+            names,
+            threads=args.threads,
+            corpus=args.corpus,
+            real_bugs=args.real_bugs_dir,
+        )
+    except DatasetError as exc:  # before any server starts: the checkout is not usable
+        print(f"bench/run.py: {exc}", file=sys.stderr)
+        return 2
     command = "bench/run.py " + " ".join(sys.argv[1:] if argv is None else argv)
     print(report.table(result))
     if result.preamble is not None:

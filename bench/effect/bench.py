@@ -4,6 +4,7 @@
     .venv/bin/python bench/run.py --only effect --tasks 8 --model qwen-0.5b
     .venv/bin/python bench/run.py --only effect --arms rune_check,aider_pasted
     .venv/bin/python bench/run.py --only effect --corpus multi --arms rune_blind,rune_check
+    .venv/bin/python bench/run.py --only effect --corpus real --real-bugs-dir ~/ConDefects
 
 One llama-server (the fetched Qwen2.5-Coder, `scripts/llama-server model NAME`) behind a
 counting proxy; for each task, each arm in turn on a fresh copy of the program and its test
@@ -15,6 +16,7 @@ left out. Nothing here asserts: the numbers are the result.
 
 from __future__ import annotations
 
+import shutil
 import statistics
 import sys
 import tempfile
@@ -32,6 +34,7 @@ from bench.effect.arms import ARMS, EXTRA_ARMS, Endpoint
 from bench.effect.corpus import Task, check_task, is_fixed, load_corpus, make_workspace
 from bench.effect.preamble import Preamble, measure
 from bench.effect.proxy import CountingProxy, Exchange
+from bench.effect.real_bugs import build as build_real_bugs
 from bench.peers import ensure_aider
 from tests.live.llama import LlamaOptions, LlamaServer, find_coder
 
@@ -99,10 +102,13 @@ class EffectReport:
         return {**asdict(self), "preamble": preamble}
 
 
-def choose_tasks(count: int | None, names: Sequence[str] = (), corpus: str = "own") -> list[Task]:
+def choose_tasks(
+    count: int | None, names: Sequence[str] = (), corpus: str = "own", built: Path | None = None
+) -> list[Task]:
     """`names` (task directory names or their suffixes) or the first `count` tasks spread
-    over the corpus (every k-th, so a subset still mixes kinds of bugs)."""
-    tasks = list(load_corpus(corpus))
+    over the corpus (every k-th, so a subset still mixes kinds of bugs); `built`: where the
+    `real` corpus was built."""
+    tasks = list(load_corpus(corpus, built))
     if names:
         return [t for t in tasks if t.name in names or t.name.split("_", 1)[1] in names]
     if count is None or count >= len(tasks):
@@ -183,12 +189,36 @@ def run(
     *,
     threads: int | None = None,
     corpus: str = "own",
+    real_bugs: Path | None = None,
 ) -> EffectReport:
     """`threads`: llama-server's `-t` (default: the live tier's, `CODER_THREADS`); `corpus`:
-    `own` or `multi` (bench/effect/corpus.py)."""
+    `own`, `multi` or `real` (bench/effect/corpus.py); `real_bugs`: the ConDefects checkout
+    the `real` corpus is built from, into a temporary directory removed afterwards."""
+    if corpus != "real":
+        return _run(model, count, arms, names, threads, corpus, None)
+    if real_bugs is None:
+        raise ValueError("--corpus real needs --real-bugs-dir (a ConDefects checkout)")
+    built = Path(tempfile.mkdtemp(prefix="rune-real-bugs-"))
+    try:
+        made = build_real_bugs(real_bugs, built)
+        print(f"real corpus: {len(made.tasks)} tasks from {real_bugs}", file=sys.stderr)
+        return _run(model, count, arms, names, threads, corpus, built)
+    finally:
+        shutil.rmtree(built, ignore_errors=True)
+
+
+def _run(
+    model: str,
+    count: int | None,
+    arms: Sequence[str],
+    names: Sequence[str],
+    threads: int | None,
+    corpus: str,
+    built: Path | None,
+) -> EffectReport:
     started = time.perf_counter()
     started_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    tasks = choose_tasks(count, names, corpus)
+    tasks = choose_tasks(count, names, corpus, built)
     checks = [check_task(task) for task in tasks]
     unsound = tuple(c.task for c in checks if not c.sound)
     tasks = [t for t, c in zip(tasks, checks, strict=True) if c.sound]

@@ -11,6 +11,10 @@ workspace: `pkg/...` and `tests/test_....py`), `reference.py` (the fixed module)
 file the agent is pointed at: the failing test, where users stand when a test fails) besides
 `kind` and `bug`; the instruction is the issue's "The test TARGET fails. Fix the bug."
 
+`real` (issue 26, point 3): built at bench time by bench/effect/real_bugs.py from a local
+ConDefects checkout into a temporary directory, in the `ws/` layout with `target` the program
+itself (so each arm's own blind message), never committed.
+
 Every bench run checks each task it uses both ways before any agent sees it, so a broken task
 shows as broken instead of as an agent's failure or success.
 """
@@ -108,22 +112,23 @@ def load_tasks(root: Path = CORPUS) -> tuple[Task, ...]:
         meta = json.loads((directory / "task.json").read_text(encoding="utf-8"))
         task = Task(directory.name, str(meta["kind"]), str(meta["bug"]), directory)
         if "target" in meta:
-            target = str(meta["target"])
-            task = replace(
-                task,
-                program=str(meta["program"]),
-                test=str(meta["test"]),
-                target=target,
-                instruction=f"The test {target} fails. Fix the bug.",
-            )
+            program, test, target = str(meta["program"]), str(meta["test"]), str(meta["target"])
+            task = replace(task, program=program, test=test, target=target)
+        if task.target != task.program:  # pointed at the test, not at the bug
+            task = replace(task, instruction=f"The test {task.target} fails. Fix the bug.")
         tasks.append(task)
     return tuple(tasks)
 
 
-def load_corpus(name: str) -> tuple[Task, ...]:
-    """The tasks of the corpus `name` (`own` or `multi`)."""
+def load_corpus(name: str, built: Path | None = None) -> tuple[Task, ...]:
+    """The tasks of the corpus `name` (`own` or `multi`; `real`: the tasks bench/effect/
+    real_bugs.py built into `built`, since that corpus is never committed)."""
+    if name == "real":
+        if built is None:
+            raise ValueError("the real corpus is built from a ConDefects checkout: --real-bugs-dir")
+        return load_tasks(built)
     if name not in CORPORA:
-        raise ValueError(f"unknown corpus {name!r}; choose from {', '.join(CORPORA)}")
+        raise ValueError(f"unknown corpus {name!r}; choose from {', '.join((*CORPORA, 'real'))}")
     return load_tasks(CORPORA[name])
 
 
@@ -179,12 +184,13 @@ def failing_output(task: Task) -> str:
 def is_fixed(task: Task, workspace: Path) -> bool:
     """Whether the code the agent left passes the task's original test: its program (for a
     `multi` task, every file of the workspace but the test, so a fix in the module the buggy
-    one is called through counts as it would for the user)."""
+    one is called through counts as it would for the user). Only Python sources: a `real`
+    task's cases/ are part of its test, which an agent's edit must not change."""
     if not (workspace / task.program).is_file():
         return False
     texts = {}
     for name in task.workspace_files():
         left = workspace / name
-        if name != task.test and left.is_file():
+        if name != task.test and name.endswith(".py") and left.is_file():
             texts[name] = left.read_text(encoding="utf-8", errors="replace")
     return _run_with(task, texts).passed
