@@ -170,6 +170,9 @@ class Approve(_Frozen):
     """The user accepted; the executor re-checks the rules and then performs the change."""
 
     kind: Literal["approve"] = "approve"
+    #: A command approved for the rest of the run: the same command runs without asking again
+    #: (the front end's allowance, `tools/allowed_commands.py`; the loop ignores it).
+    for_run: bool = False
 
 
 class Reject(_Frozen):

@@ -9,7 +9,7 @@ the loop and its bounds, the check, and what the receipt and the pending record 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rune_lsp.loop.events import EventSink
@@ -23,6 +23,7 @@ from rune_lsp.settings import Settings
 from rune_lsp.store.pending import PendingStore
 from rune_lsp.store.receipts import ReceiptStore
 from rune_lsp.store.scrub import secrets_in
+from rune_lsp.tools.allowed_commands import CommandAllowance
 from rune_lsp.tools.documents import DocumentSource
 from rune_lsp.tools.errors import AccessDenied, ToolError
 from rune_lsp.tools.executor import WorkspaceTools
@@ -77,6 +78,7 @@ class RunParts:
     loop: AgentLoop
     meta: RunMeta
     verifier: Verifier | None
+    allowance: CommandAllowance = field(default_factory=CommandAllowance)
 
     def driver(
         self,
@@ -94,6 +96,7 @@ class RunParts:
             pending_store=pending_store,
             receipt_store=receipt_store,
             verifier=self.verifier,
+            allowance=self.allowance,
             concurrent_reviews=concurrent_reviews,
             cancel_means=cancel_means,
         )
@@ -144,7 +147,8 @@ def assemble(
         session_id=session_id,
         workspace_root=str(tools.root),
     )
-    return RunParts(tools=tools, loop=loop, meta=meta, verifier=verifier)
+    allowance = CommandAllowance(settings.allowed_commands)
+    return RunParts(tools=tools, loop=loop, meta=meta, verifier=verifier, allowance=allowance)
 
 
 def _served(model: Model, settings: Settings) -> tuple[str, str]:

@@ -17,11 +17,13 @@ from typing import Literal, Protocol
 
 from rune_lsp.loop.runtime import AgentLoop
 from rune_lsp.loop.state import (
+    Approve,
     Decision,
     EditRecord,
     Finished,
     Landed,
     PreparedChange,
+    PreparedCommand,
     PreparedEdit,
     RunOutcome,
     RunResult,
@@ -41,6 +43,7 @@ from rune_lsp.store.pending import PendingRun, PendingStore
 from rune_lsp.store.receipt_builder import DIFF_CAP, build_receipt
 from rune_lsp.store.receipts import ReceiptStore
 from rune_lsp.text_clip import clip
+from rune_lsp.tools.allowed_commands import CommandAllowance
 from rune_lsp.tools.paths import display_path
 
 log = logging.getLogger(__name__)
@@ -85,6 +88,9 @@ class RunDriver:
     pending_store: PendingStore | None = None
     receipt_store: ReceiptStore | None = None
     verifier: Verifier | None = None
+    #: Commands that run without asking: `allowedCommands`, and those the user allowed for the
+    #: rest of this run.
+    allowance: CommandAllowance = field(default_factory=CommandAllowance)
     started_at: float = field(default_factory=time.time)
     _state: RunState | None = None
     #: What a cancellation nobody explained with `stop` means. The server says `interrupt`:
@@ -196,9 +202,19 @@ class RunDriver:
         return await self.loop.resume(state, checker=self._feed)
 
     async def _review_one(self, change: PreparedChange, state: RunState) -> None:
-        state.turn.decide(change.edit_id, await self.reviewer.decide(change, state))
+        state.turn.decide(change.edit_id, await self._decision(change, state))
         if state.turn.undecided:  # after the last decision the pause is discarded by the caller
             self._persist(state)
+
+    async def _decision(self, change: PreparedChange, state: RunState) -> Decision:
+        if not isinstance(change, PreparedCommand):
+            return await self.reviewer.decide(change, state)
+        if self.allowance.allows(change.command):
+            return Approve()
+        decision = await self.reviewer.decide(change, state)
+        if isinstance(decision, Approve) and decision.for_run:
+            self.allowance = self.allowance.adding(change.command)
+        return decision
 
     def _persist(self, state: RunState) -> None:
         if self.pending_store is None:

@@ -87,6 +87,18 @@ class HunkArgs(EditVerdictArgs):
     lines: tuple[Annotated[int, Field(ge=1)], ...] | None = Field(default=None, min_length=1)
 
 
+class KeepLinesArgs(_Args):
+    """`rune.keepLines`: the text that replaces a hunk's old lines when only `lines` of its
+    changed lines are accepted (`rune_lsp.review.hunks.LINE_NUMBERING`), so that every client
+    decides a per-line accept by the server's one rule."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", strict=True)
+
+    old_text: str = Field(alias="oldText", max_length=1_000_000)
+    new_text: str = Field(alias="newText", max_length=1_000_000)
+    lines: list[Annotated[int, Field(ge=1)]] = Field(min_length=1, max_length=10_000)
+
+
 A = TypeVar("A", bound=_Args)
 
 

@@ -99,7 +99,7 @@ class LspReviewer:
     async def decide(self, change: PreparedChange, state: RunState) -> Decision:
         self._state = state
         if isinstance(change, PreparedCommand):
-            return await ask_to_run(self.server, change, self.request_timeout)
+            return await ask_to_run(self.server, change, self.request_timeout, run_id=self.run_id)
         if self.server.annotation_support:
             return await self._preview(change)
         return await self._by_diagnostic(change)
