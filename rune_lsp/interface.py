@@ -31,3 +31,5 @@ MAX_ITERATIONS = 8
 #: How a Fix this starts (the `firstTurn` setting, docs/interface.md#settings): `code` offers no
 #: tools on the first turn and asks for the corrected function in a block; `tools` offers them.
 FirstTurn = Literal["code", "tools"]
+#: The default of `firstTurn`, for the settings and the loop alike.
+DEFAULT_FIRST_TURN: FirstTurn = "code"

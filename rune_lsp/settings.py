@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from rune_lsp.interface import MAX_ITERATIONS, FirstTurn
+from rune_lsp.interface import DEFAULT_FIRST_TURN, MAX_ITERATIONS, FirstTurn
 from rune_lsp.store.scrub import scrub_shown
 from rune_lsp.text_clip import shorten
 from rune_lsp.tools.allowed_commands import valid_pattern
@@ -120,7 +120,7 @@ class Settings(BaseModel):
         "per model in the state directory (`protocols.json`).",
     )
     first_turn: FirstTurn = Field(
-        "code",
+        DEFAULT_FIRST_TURN,
         description="How a Fix this asks the model first. `code`: the first turn offers no "
         "tools and asks for the corrected function in one fenced code block, which becomes a "
         "reviewed `edit_file` (small local models write a corrected function far more "

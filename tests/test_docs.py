@@ -154,7 +154,7 @@ def test_review_mode_b_names_its_diagnostic_and_code_actions() -> None:
 
 
 def test_the_system_guidance_is_quoted_exactly() -> None:
-    from rune_lsp.loop.prompts import GUIDANCE_TAIL
+    from rune_lsp.answers.table import GUIDANCE_TAIL
 
     assert f'"{GUIDANCE_TAIL}"' in section("System guidance", 3)
 

@@ -17,8 +17,9 @@ from typing import Any
 
 import httpx
 
-from rune_lsp.loop.fallback import protocol_prompt, render_for_text_protocol
-from rune_lsp.loop.prompts import system_text
+from rune_lsp.answers.calls.prompts import protocol_prompt
+from rune_lsp.answers.table import system_text
+from rune_lsp.loop.fallback import render_for_text_protocol
 from rune_lsp.loop.state import Message
 from rune_lsp.loop.task import FixTask
 from rune_lsp.providers.openai_wire import wire_message, wire_tool
@@ -43,6 +44,9 @@ class Preamble:
     text_protocol: int  # what the text protocol's prompt adds instead (no native tools)
     task: int  # the task message's text
     per_tool: dict[str, int]  # each tool's schema alone, as the template prints it
+    #: The code-first turn's whole request (`firstTurn: code`, the default): its own system
+    #: message, the task, no tool schemas and no text protocol (answers/table.py).
+    code_first_request: int = 0
 
     @property
     def before_task(self) -> int:
@@ -56,7 +60,8 @@ class Preamble:
         return (
             f"rune-lsp's first request: {self.request} tokens, {self.before_task} before the "
             f"task (system prompt {self.system}, tool schemas {self.tools}; the text protocol "
-            f"instead of the schemas: {self.text_protocol})"
+            f"instead of the schemas: {self.text_protocol}); the code-first turn's request "
+            f"(no tools): {self.code_first_request}"
         )
 
 
@@ -86,7 +91,7 @@ def measure(base_url: str, *, transport: httpx.BaseTransport | None = None) -> P
     """Raises httpx.HTTPError when the server does not answer (`transport`: for tests)."""
     specs = [tool.spec for tool in TOOLS]
     wired = [wire_tool(spec) for spec in specs]
-    system = system_text()
+    system = system_text("tools")
     task = EXAMPLE.prompt()
     messages = [Message(role="system", content=system), Message(role="user", content=task)]
     root = base_url.rstrip("/").removesuffix("/v1")
@@ -95,6 +100,7 @@ def measure(base_url: str, *, transport: httpx.BaseTransport | None = None) -> P
         native = count.request(messages, wired)
         bare = count.request(messages, [])
         text = count.request(render_for_text_protocol(messages, protocol_prompt(specs)), [])
+        code_first = [Message(role="system", content=system_text("code_first")), messages[1]]
         return Preamble(
             request=native,
             system=count.text(system),
@@ -102,6 +108,7 @@ def measure(base_url: str, *, transport: httpx.BaseTransport | None = None) -> P
             text_protocol=text - bare,
             task=count.text(task),
             per_tool={s.name: count.text(json.dumps(w)) for s, w in zip(specs, wired, strict=True)},
+            code_first_request=count.request(code_first, []),
         )
 
 

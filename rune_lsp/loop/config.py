@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import get_args
 
-from rune_lsp.interface import MAX_ITERATIONS, FirstTurn
+from rune_lsp.interface import DEFAULT_FIRST_TURN, MAX_ITERATIONS, FirstTurn
 from rune_lsp.loop.context_budget import DEFAULT_OUTPUT_CAP
 
 #: Smaller caps leave the model nothing useful to read in one call.
@@ -24,9 +24,8 @@ class LoopConfig:
     tool_output_cap: int = DEFAULT_OUTPUT_CAP
     system_prompt: str = ""  # the front end's extra guidance, placed before the fixed guidance
     # "code": a run with a target starts with a turn that offers no tools and is read for a
-    # code block (docs/architecture.md#a-code-block-is-an-edit-proposal); "tools": tools from
-    # the first turn on.
-    first_turn: FirstTurn = "tools"
+    # code block (answers/table.py, the `code_first` row); "tools": tools from the first turn on.
+    first_turn: FirstTurn = DEFAULT_FIRST_TURN
 
     def __post_init__(self) -> None:
         validate_config(self)

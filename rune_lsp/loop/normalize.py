@@ -172,7 +172,8 @@ def _parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
         except json.JSONDecodeError as exc:
             return None, (
                 f"they are not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}): "
-                f"{shorten(text, _SHOWN_INPUT)}. Send the arguments as one JSON object"
+                f"{shorten(text, _SHOWN_INPUT)}. Send the arguments as one JSON object (a quote "
+                'inside a string is written \\")'
             )
         if isinstance(parsed, dict):
             return {str(key): value for key, value in parsed.items()}, None

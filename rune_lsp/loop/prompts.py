@@ -1,26 +1,12 @@
-"""Fixed text the runtime itself says to the model.
-
-The guidance's last sentence is part of the public interface (docs/interface.md#system-guidance),
-so it lives in one constant; whatever a front end adds goes before it.
-"""
+"""Fixed text the runtime itself says to the model about the run: the check's verdicts and the
+synthesis turn's ask. The system message of each kind of turn is the reader table's
+(answers/table.py); what a reader tells the model about its own answer format is that reader's
+(answers/calls/prompts.py, answers/code_prompts.py)."""
 
 from __future__ import annotations
 
+from rune_lsp.answers.code_prompts import BLOCK_ASK
 from rune_lsp.loop.state import CheckReport
-from rune_lsp.loop.task import BLOCK_ASK
-
-#: The exact closing sentence of every system message.
-GUIDANCE_TAIL = (
-    "Use tools for every file/command action; never fabricate tool output. "
-    "Read before editing; verify fixes by running them."
-)
-
-#: Short: a small local model reads it on every request (issue 16 measured each token of it).
-GUIDANCE = (
-    "You are a coding agent. You see and change the user's workspace only through tools, and "
-    "the user reviews every change. Make the smallest change that solves the task. When done, "
-    "reply without tools: what you changed and why, or why you could not.\n" + GUIDANCE_TAIL
-)
 
 #: The last message of a run that ended early: one more model call, with no tools offered.
 FINAL_SYNTHESIS_INSTRUCTION = (
@@ -29,12 +15,6 @@ FINAL_SYNTHESIS_INSTRUCTION = (
     "final answer now from the results you already have: what you found, what you changed, "
     "and what remains undone."
 )
-
-
-def system_text(extra: str = "") -> str:
-    """The system message: the front end's extra guidance first, the fixed guidance last."""
-    extra = extra.strip()
-    return f"{extra}\n\n{GUIDANCE}" if extra else GUIDANCE
 
 
 # --- the check command's verdicts, as the model reads them ---------------------------------------
@@ -88,13 +68,4 @@ def check_after_text(report: CheckReport, listing: str | None = None) -> str:
     return (
         f"{failed}{listing}\nFix what still fails: {BLOCK_ASK}. "
         "If you cannot, say why without code."
-    )
-
-
-def unchanged_text(target: str) -> str:
-    """A code block that is `target`'s code as it is now, while the check fails."""
-    return (
-        f"Your code block is the same as the current code of {target}: it changes nothing, "
-        f"and the check still fails. Find the line of {target} that causes the failure, then "
-        f"{BLOCK_ASK}."
     )

@@ -1,18 +1,19 @@
 """What the loop makes of a turn's code blocks and of the check's verdicts.
 
 Kept out of the runtime so its turn structure stays readable: these functions read and update a
-`RunState`; the runtime calls them where they apply (whether a turn is asked for code, a turn
-without calls, before the first turn, after a turn whose edits landed).
+`RunState`; the runtime calls them where they apply (a turn without calls, before the first
+turn, after a turn whose edits landed). Reading the blocks is `answers.read_turn`'s; what the
+run does with that reading (a call, a note, or the answer standing) is decided here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rune_lsp.answers.code.reading import read_code
-from rune_lsp.interface import FirstTurn
+from rune_lsp.answers.code.reading import CodeReading
+from rune_lsp.answers.code_prompts import no_block_text, unchanged_text
 from rune_lsp.loop.ports import ToolExecutor
-from rune_lsp.loop.prompts import check_after_text, check_before_text, unchanged_text
+from rune_lsp.loop.prompts import check_after_text, check_before_text
 from rune_lsp.loop.state import CheckReport, Message, RawToolCall, RunState
 from rune_lsp.loop.statuses import LANDED
 from rune_lsp.loop.task import file_listing
@@ -21,19 +22,14 @@ from rune_lsp.loop.task import file_listing
 MAX_BLOCK_NOTES = 2
 
 
-async def block_calls(
-    executor: ToolExecutor, state: RunState, visible: str, *, can_edit: bool
+def block_calls(
+    state: RunState, reading: CodeReading | None, visible: str, *, code_first: bool
 ) -> tuple[tuple[RawToolCall, ...], str | None]:
-    """A turn without calls whose code block edits the run's target: that edit as an
-    `edit_file` call (reviewed like any other); else, at most `MAX_BLOCK_NOTES` times a run and
-    never on the last turn, why the block was not taken."""
-    if state.target is None or not can_edit or "```" not in visible:
-        return (), None
-    current = await _current(executor, state.target)  # unreadable: the answer stands
-    if current is None:
-        return (), None
-    reading = read_code(visible, {state.target: current}, state.target)
-    if reading.edits:
+    """What a turn without calls makes of its code blocks (`reading`, from `answers.read_turn`):
+    their edits as `edit_file` calls (reviewed like any other, each on its own file); else, at
+    most `MAX_BLOCK_NOTES` times a run and never on the last turn, why no block was taken.
+    `code_first`: the turn asked for code only, so an answer without a block is told so."""
+    if reading is not None and reading.edits:
         calls = tuple(
             RawToolCall(
                 name="edit_file",
@@ -42,12 +38,14 @@ async def block_calls(
             for e in reading.edits
         )
         return calls, None
-    refusal = reading.refusal
-    if reading.unchanged and state.check_fails_now:
+    refusal = reading.refusal if reading is not None else None
+    if reading is not None and reading.unchanged and state.check_fails_now and state.target:
         # Asked to make a failing check pass, it showed the code as it is (bench/effect,
         # 10_ranked and 19_running_total: the failing function, word for word). Without a
         # failing check, the current code quoted ("the code is right") is an answer.
         refusal = unchanged_text(state.target)
+    if code_first and reading == CodeReading() and state.target and visible.strip():
+        refusal = no_block_text(state.target)  # asked for code only, it answered without
     if (
         refusal is None
         or state.block_notes >= MAX_BLOCK_NOTES
@@ -91,20 +89,6 @@ def block_answer(state: RunState) -> BlockAnswer | None:
         return None
     said = last_answer(state) or ""
     return BlockAnswer(said.strip(), tuple(change.edit_id for change in turn.pending))
-
-
-def asks_for_code(first_turn: FirstTurn, state: RunState, *, can_edit: bool) -> bool:
-    """Whether this turn is a fix's first, asked for code rather than calls (`LoopConfig.
-    first_turn` "code"): offered tools, Qwen2.5-Coder 1.5B answered a failing test with
-    `edit_file` calls on lines of pytest's report; offered none, it wrote the corrected
-    function (bench/effect, 12 tasks with checkCommand: 9 fixed against 4, docs/performance.md).
-    Its block becomes an `edit_file` call like any other (`block_calls`)."""
-    return (
-        first_turn == "code"
-        and state.iterations_used == 0
-        and state.target is not None
-        and can_edit
-    )
 
 
 def landed_edits(state: RunState) -> tuple[str, ...]:

@@ -27,6 +27,7 @@ import contextlib
 import uuid
 from collections.abc import Awaitable, Callable
 
+from rune_lsp.answers import ROWS, TurnReading, system_text, turn_kind
 from rune_lsp.loop.config import LoopConfig, LoopConfigError
 from rune_lsp.loop.events import (
     CheckStarted,
@@ -44,11 +45,10 @@ from rune_lsp.loop.ports import (
     ToolDefinition,
     ToolExecutor,
 )
-from rune_lsp.loop.prompts import FINAL_SYNTHESIS_INSTRUCTION, system_text
+from rune_lsp.loop.prompts import FINAL_SYNTHESIS_INSTRUCTION
 from rune_lsp.loop.proposals import (
     add_check_after_edits,
     add_first_check,
-    asks_for_code,
     block_answer,
     block_calls,
     fixed_answer,
@@ -71,7 +71,7 @@ from rune_lsp.loop.state import (
 )
 from rune_lsp.loop.stop import Stop, describe
 from rune_lsp.loop.turn import Turn
-from rune_lsp.loop.turn_cuts import blocks_readable, cut_error, cut_notice, kept_text
+from rune_lsp.loop.turn_cuts import cut_error, cut_notice, kept_text
 from rune_lsp.text_clip import shorten
 
 __all__ = [
@@ -119,7 +119,9 @@ class AgentLoop:
             run_id=run_id or uuid.uuid4().hex,
             iteration_budget=self.config.max_iterations,
             messages=[
-                Message(role="system", content=system_text(self.config.system_prompt)),
+                # Stored as the `tools` turn's; each request carries its own turn's
+                # (ModelCalls._with_system, answers/table.py).
+                Message(role="system", content=system_text("tools", self.config.system_prompt)),
                 Message(role="user", content=task),
             ],
             target=target,
@@ -156,7 +158,9 @@ class _Run:
         self.state = state
         self.events = EventEmitter(loop.on_event)
         self.turn = Turn(state, loop.tools, loop.config, self.events)
-        self.model_calls = ModelCalls(loop.model, state, self.events)
+        self.model_calls = ModelCalls(
+            loop.model, state, self.events, loop.tools, loop.config.system_prompt
+        )
         self.tools: dict[str, ToolDefinition] = {}
         self.adaptive = False
 
@@ -230,19 +234,19 @@ class _Run:
                     f"iteration limit reached ({state.iterations_used}/{state.iteration_budget}) "
                     "before a final answer",
                 )
-            code_first = asks_for_code(
-                self.config.first_turn, state, can_edit="edit_file" in self.tools
+            kind = turn_kind(
+                self.config.first_turn,
+                first=state.iterations_used == 0,
+                fixes_a_file=state.target is not None and "edit_file" in self.tools,
             )
-            turn = await self.model_calls.ask(offer_tools=not code_first)
-            visible, raw_calls = self.model_calls.read(turn)
+            row = ROWS[kind]
+            turn = await self.model_calls.ask(row)
+            reading = await self.model_calls.read(row, turn)
+            visible = reading.visible
             if turn.cut is not None:  # the model hears why next turn; the history keeps a head
                 state.notices.append(cut_notice(turn.cut, blocks=state.target is not None))
                 visible = kept_text(visible)
-            note = None
-            from_block = False
-            if not raw_calls and blocks_readable(turn.cut):  # unclosed blocks are never read
-                raw_calls, note = await self._calls_from_blocks(visible)
-                from_block = bool(raw_calls)
+            raw_calls, note = self._calls_of(reading, visible, code_first=kind == "code_first")
             if not raw_calls:
                 state.messages.append(Message(role="assistant", content=visible))
                 if turn.cut is not None:
@@ -253,10 +257,11 @@ class _Run:
                 if note is not None:  # told why its code block was not taken; it tries again
                     state.messages.append(Message(role="user", content=note))
                     continue
-                # Runs only on a turn with no call at all: none native, none written as text
-                # (`ModelCalls.read`), no block-derived edit (`_calls_from_blocks`, just above) and
-                # no note about a block. Coach, then switch protocol.
-                if take_step(state, visible, adaptive=self.adaptive, tools=list(self.tools)):
+                # Nothing read at all (answers.read_turn): no call, native or written as text,
+                # no block-derived edit and no note about a block. A turn whose row coaches
+                # (answers/table.py) gets the protocol choice's corrective turns.
+                tools = list(self.tools)
+                if row.coaches and take_step(state, visible, adaptive=self.adaptive, tools=tools):
                     continue
                 return await self._final_answer(visible)
             if state.protocol_step == "switched":
@@ -273,7 +278,7 @@ class _Run:
                 )
             )
             await self.turn.dispatch(
-                calls, reason=shorten(visible, MAX_REASON), from_block=from_block
+                calls, reason=shorten(visible, MAX_REASON), from_block=bool(reading.edits)
             )
             if state.turn.pending:
                 return await self._pause()
@@ -308,12 +313,11 @@ class _Run:
         if self.state.iterations_used < self.state.iteration_budget:
             instruction = Message(role="user", content=FINAL_SYNTHESIS_INSTRUCTION)
             try:
-                turn = await self.model_calls.ask(offer_tools=False, extra=(instruction,))
+                turn = await self.model_calls.ask(ROWS["synthesis"], extra=(instruction,))
             except Stop as failure:
                 error = f"{error}; the final synthesis failed: {failure.error}"
             else:
-                text, _ = self.model_calls.read(turn)
-                text = text.strip()
+                text = turn.text.strip()  # no reader listens: the words are the answer
                 self.state.messages.extend([instruction, Message(role="assistant", content=text)])
         answer = f"{text}\n\n{summary}" if text else summary
         return await self._finish(outcome, error, answer)
@@ -353,9 +357,15 @@ class _Run:
 
     # --- code blocks and the check -------------------------------------------------------------
 
-    async def _calls_from_blocks(self, visible: str) -> tuple[tuple[RawToolCall, ...], str | None]:
-        can_edit = "edit_file" in self.tools
-        return await block_calls(self.executor, self.state, visible, can_edit=can_edit)
+    def _calls_of(
+        self, reading: TurnReading[RawToolCall], visible: str, *, code_first: bool
+    ) -> tuple[tuple[RawToolCall, ...], str | None]:
+        """The calls to dispatch (native, written as text, or its code blocks' edits), or a
+        note about its code blocks."""
+        written = tuple(RawToolCall(name=c.name, arguments=c.arguments) for c in reading.written)
+        if reading.native or written:
+            return (*reading.native, *written), None
+        return block_calls(self.state, reading.code, visible, code_first=code_first)
 
     async def _check_first(self) -> None:
         report = await self._run_check()

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rune_lsp.answers.code_prompts import BLOCK_ASK
 from rune_lsp.lines import line_texts
 from rune_lsp.text_clip import clip, shorten
 
@@ -23,15 +24,8 @@ MAX_EXCERPT_CHARS = 6_000
 MAX_RANGE_CHARS = 1_500
 #: A diagnostic's line, quoted beside it.
 MAX_QUOTED_LINE = 80
-#: How the prompt names the task's file; `task_file` reads it back.
+#: How the prompt names the task's file.
 FILE_LABEL = "File: "
-#: How a fix is asked for. Small models (Qwen2.5-Coder 0.5B-1.5B) rarely call edit_file well but
-#: write a corrected function reliably; answers/code/blocks.py makes that block a reviewed edit.
-#: Measured side by side on bench/effect (docs/performance.md, "Effect").
-#: Lower-case: it follows "Fix what still fails: " and the like; the task capitalises it.
-BLOCK_ASK = (
-    "answer with the corrected code in one fenced code block holding the whole function you change"
-)
 
 
 class TaskDiagnostic(BaseModel):
@@ -132,14 +126,6 @@ def fenced(lines: list[str], limit: int) -> str:
     longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}\n{body}\n{fence}"
-
-
-def task_file(prompt: str) -> str | None:
-    """The file a `FixTask.prompt` names (None for a task composed otherwise)."""
-    for line in prompt.split("\n"):
-        if line.startswith(FILE_LABEL):
-            return line.removeprefix(FILE_LABEL).strip() or None
-    return None
 
 
 def _diagnostic_line(diagnostic: TaskDiagnostic, lines: list[str]) -> str:

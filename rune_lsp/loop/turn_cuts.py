@@ -8,21 +8,14 @@ notice saying why it was cut and how to answer instead.
 
 from __future__ import annotations
 
+from rune_lsp.answers.calls.prompts import CALLS_CUT_ADVICE
+from rune_lsp.answers.code_prompts import CODE_CUT_ADVICE
 from rune_lsp.loop.state import TurnCut
 from rune_lsp.text_clip import clip
 
 #: Characters of a cut answer kept in the history: a degenerate one is mostly repetition, and
 #: every later request carries what is kept.
 KEPT_CUT_TEXT = 8_000
-
-_ADVICE = (
-    "Answer shorter: call one tool at a time, change a file with edit_file (only the lines "
-    "that change, not the whole file), and keep explanations to a few sentences."
-)
-#: For a fix of one file, where the task asked for the corrected function in a block.
-_BLOCK_ADVICE = (
-    "Answer shorter: the corrected function once, in one fenced code block, then one sentence."
-)
 
 
 def kept_text(text: str) -> str:
@@ -37,8 +30,9 @@ def cut_error(cut: TurnCut) -> str:
 
 def cut_notice(cut: TurnCut, *, blocks: bool = False) -> str:
     """What the model is told before its next turn; `blocks`: the run takes a code block as an
-    edit of its target (answers/code/blocks.py), so that is the shorter answer to ask for."""
-    advice = _BLOCK_ADVICE if blocks else _ADVICE
+    edit of its target (answers/code), so that is the shorter answer to ask for, in the words
+    of the task's own ask."""
+    advice = CODE_CUT_ADVICE if blocks else CALLS_CUT_ADVICE
     if cut.reason == "repetition":
         return (
             f"[rune] Your previous answer was cut {_why(cut)}: it kept repeating the same "

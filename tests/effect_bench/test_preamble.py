@@ -10,8 +10,8 @@ import httpx
 from bench.effect.bench import Attempt, summarize
 from bench.effect.preamble import EXAMPLE, measure
 from bench.effect.report import row
-from rune_lsp.loop.fallback import protocol_prompt
-from rune_lsp.loop.prompts import system_text
+from rune_lsp.answers.calls.prompts import protocol_prompt
+from rune_lsp.answers.table import system_text
 from rune_lsp.providers.openai_wire import wire_tool
 from rune_lsp.tools.catalog import TOOLS
 
@@ -41,7 +41,7 @@ def test_each_part_is_what_its_rendering_adds() -> None:
     counted = measure("http://llama:8080/v1", transport=httpx.MockTransport(server))
 
     tools = sum(words(json.dumps(wire_tool(tool.spec))) for tool in TOOLS)
-    system, task = words(system_text()), words(EXAMPLE.prompt())
+    system, task = words(system_text("tools")), words(EXAMPLE.prompt())
     assert counted.tools == tools
     assert counted.per_tool["edit_file"] == words(json.dumps(wire_tool(TOOLS[3].spec)))
     assert (counted.system, counted.task) == (system, task)
@@ -51,6 +51,10 @@ def test_each_part_is_what_its_rendering_adds() -> None:
     # The text protocol goes into the system message instead of the schemas.
     assert counted.text_protocol == words(protocol_prompt([tool.spec for tool in TOOLS]))
     assert "tool schemas" in counted.summary() and str(counted.tools) in counted.summary()
+    # The code-first turn (the default first turn) sends its own shorter system message, the
+    # task, and nothing about tools.
+    assert counted.code_first_request == words(system_text("code_first")) + task + 5
+    assert counted.code_first_request < counted.request - tools
 
 
 def attempt(first: int, requests: int, prompt: int, fixed: bool) -> Attempt:

@@ -20,8 +20,9 @@ from typing import Literal
 
 from bench.effect.arms import BLIND, pasted_message
 from bench.effect.corpus import PROGRAM, load_tasks
-from rune_lsp.loop.fallback import protocol_prompt, render_for_text_protocol
-from rune_lsp.loop.prompts import system_text
+from rune_lsp.answers.calls.prompts import protocol_prompt
+from rune_lsp.answers.table import system_text
+from rune_lsp.loop.fallback import render_for_text_protocol
 from rune_lsp.loop.state import Message, ToolSpec
 from rune_lsp.loop.task import FixTask
 from rune_lsp.tools.catalog import TOOLS
@@ -47,7 +48,7 @@ class FixCase:
 
 def messages(case: FixCase, shape: Shape) -> list[Message]:
     agent = [
-        Message(role="system", content=system_text()),
+        Message(role="system", content=system_text("tools")),
         Message(role="user", content=case.task()),
     ]
     return render_for_text_protocol(agent, protocol_prompt(SPECS)) if shape == "text" else agent

@@ -30,8 +30,10 @@ from typing import Any
 
 import httpx
 
-from rune_lsp.loop.fallback import parse_text_turn, protocol_prompt, render_for_text_protocol
-from rune_lsp.loop.prompts import system_text
+from rune_lsp.answers.calls.prompts import protocol_prompt
+from rune_lsp.answers.calls.text import parse_text_turn
+from rune_lsp.answers.table import system_text
+from rune_lsp.loop.fallback import render_for_text_protocol
 from rune_lsp.loop.state import Message, ToolCall, ToolSpec
 from rune_lsp.providers.openai_wire import chat_body
 from rune_lsp.tools.catalog import TOOLS
@@ -95,7 +97,10 @@ class Case:
 
 
 def _agent(task: str) -> list[Message]:
-    return [Message(role="system", content=system_text()), Message(role="user", content=task)]
+    return [
+        Message(role="system", content=system_text("tools")),
+        Message(role="user", content=task),
+    ]
 
 
 def _text_protocol(task: str) -> list[Message]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from rune_lsp.answers.code_prompts import BLOCK_ASK, CODE_CUT_ADVICE
 from rune_lsp.loop import AgentLoop, LoopConfig, LoopConfigError
 from rune_lsp.loop.proposals import MAX_BLOCK_NOTES
 from rune_lsp.loop.state import (
@@ -212,7 +213,9 @@ async def test_a_block_closed_before_an_answer_began_repeating_is_still_a_propos
     finished = await AgentLoop(model, executor, LoopConfig()).resume(outcome.state)
     notice = model.calls[1].messages[-1].content
     assert "kept repeating" in notice
-    assert "the corrected function once, in one fenced code block" in notice
+    # The advice is the task's own ask, with no sentence after the block (issue 24).
+    assert CODE_CUT_ADVICE in notice and BLOCK_ASK in notice
+    assert "sentence" not in notice
     assert isinstance(finished, Finished)
     assert_paired(finished.state.messages)
 

@@ -164,7 +164,7 @@ async def test_a_fix_whose_check_still_fails_shows_the_file_as_it_reads_now() ->
     executor.files["app.py"] = "def add(a, b):\n    return a + b + 1\n"
     checker = ScriptedChecker([FAILING, FAILING])
     model = ScriptedModel.of(turn(edit("app.py", "a - b", "a + b + 1")), answer("I cannot."))
-    loop = AgentLoop(model, executor, LoopConfig())
+    loop = AgentLoop(model, executor, LoopConfig(first_turn="tools"))  # a call on turn 1
     first = await loop.run("Fix add.", run_id="r", checker=checker, target="app.py")
     await paused_then_approved(loop, checker, first)
 

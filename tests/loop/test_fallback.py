@@ -5,13 +5,11 @@ See docs/interface.md#tool-calling.
 
 from __future__ import annotations
 
+from rune_lsp.answers.calls.prompts import protocol_prompt
+from rune_lsp.answers.calls.text import parse_text_turn
+from rune_lsp.answers.table import GUIDANCE_TAIL
 from rune_lsp.loop import AgentLoop, LoopConfig, ModelError, ToolsUnsupportedError
-from rune_lsp.loop.fallback import (
-    parse_text_turn,
-    protocol_prompt,
-    render_for_text_protocol,
-)
-from rune_lsp.loop.prompts import GUIDANCE_TAIL
+from rune_lsp.loop.fallback import render_for_text_protocol
 from rune_lsp.loop.state import Finished, Message, ModelTurn, ToolCall
 
 from .fakes import DEFAULT_TOOLS, FakeExecutor, ScriptedModel, answer, read, turn

@@ -5,8 +5,8 @@ See docs/interface.md#system-guidance.
 
 from __future__ import annotations
 
+from rune_lsp.answers.table import GUIDANCE_TAIL, system_text
 from rune_lsp.loop import AgentLoop, LoopConfig
-from rune_lsp.loop.prompts import GUIDANCE_TAIL, system_text
 
 from .fakes import FakeExecutor, ScriptedModel, answer
 
@@ -18,7 +18,7 @@ EXACT_TAIL = (
 
 def test_the_tail_is_the_contract_sentence() -> None:
     assert GUIDANCE_TAIL == EXACT_TAIL
-    assert system_text().endswith(EXACT_TAIL)
+    assert system_text("tools").endswith(EXACT_TAIL)
 
 
 async def test_native_system_message_ends_with_the_guidance(executor: FakeExecutor) -> None:

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rune_lsp.loop.fallback import parse_text_turn
+from rune_lsp.answers.calls.text import parse_text_turn
 from rune_lsp.loop.normalize import IdAllocator, normalize_calls
 from rune_lsp.loop.ports import ModelError
 from rune_lsp.loop.state import Message, ModelTurn, Usage

@@ -52,7 +52,7 @@ class Rig:
         cancel_means: StopReason = "cancel",
     ) -> RunDriver:
         tools = WorkspaceTools(self.root, Sandbox.for_workspace([self.root]), DiskDocuments())
-        loop = AgentLoop(model, tools, LoopConfig(max_iterations=6))
+        loop = AgentLoop(model, tools, LoopConfig(max_iterations=6, first_turn="tools"))
         verifier = ShellVerifier(check, cwd=self.root, timeout=check_timeout) if check else None
         return RunDriver(
             loop=loop,

@@ -13,11 +13,18 @@ from pathlib import Path
 
 import pytest
 
+from rune_lsp.answers.calls.text import MAX_BARE_ATTEMPTS, parse_text_turn
 from rune_lsp.loop import AgentLoop, LoopConfig
 from rune_lsp.loop.state import Finished, ModelTurn
-from rune_lsp.loop.text_calls import MAX_BARE_ATTEMPTS, parse_text_turn
-
-from .fakes import TOOL_NAMES, FakeExecutor, ScriptedModel, answer, assert_paired, read, turn
+from tests.loop.fakes import (
+    TOOL_NAMES,
+    FakeExecutor,
+    ScriptedModel,
+    answer,
+    assert_paired,
+    read,
+    turn,
+)
 
 QWEN_CODER_15B = (
     '```json\n{"name": "run_command", "arguments": {"command": "python -m pytest -q"}}\n```'
@@ -25,6 +32,11 @@ QWEN_CODER_15B = (
 PYTEST = ("run_command", {"command": "python -m pytest -q"})
 READ_APP = ("read_file", {"path": "app.py"})
 FIX_ADD = {"path": "app.py", "old_text": "    return a - b\n", "new_text": "    return a + b\n"}
+
+
+@pytest.fixture
+def executor() -> FakeExecutor:
+    return FakeExecutor()
 
 
 def _calls(text: str) -> list[tuple[str, object]]:
@@ -136,14 +148,32 @@ def test_a_call_beside_other_json_is_taken_and_the_rest_stays() -> None:
     assert '{"debug": true}' in parsed.visible
 
 
-def test_quotes_a_model_forgot_to_escape_are_repaired() -> None:
-    # Recorded from Qwen2.5-Coder-1.5B: the docstring's triple quotes copied into old_text.
-    recorded = Path(__file__).parent / "fixtures" / "qwen2.5-coder-1.5b_coached_call.txt"
+def test_quotes_a_model_forgot_to_escape_are_refused_not_guessed() -> None:
+    # Recorded from Qwen2.5-Coder-1.5B: the docstring's triple quotes copied into old_text. The
+    # JSON is broken; the call is read as meant, with its text as arguments, so its result says
+    # why (tests/providers/test_recorded_coder.py: "must refuse these (and say so), not guess").
+    recorded = (
+        Path(__file__).parents[1] / "loop" / "fixtures" / "qwen2.5-coder-1.5b_coached_call.txt"
+    )
     [call] = parse_text_turn(recorded.read_text(), TOOL_NAMES).calls
     assert call.name == "edit_file"
-    assert call.arguments["old_text"] == (
-        'def add(a, b):\n    """Return the sum of a and b."""\n    return a - b\n'
+    assert isinstance(call.arguments, str) and '"""Return the sum' in call.arguments
+
+
+def test_a_call_in_a_tilde_fence_is_read_like_one_in_backticks() -> None:
+    # One fence parser (answers.code.fences) for every reader: ~~~ is a fence too.
+    text = 'Reading it:\n~~~json\n{"name": "read_file", "arguments": {"path": "a"}}\n~~~\nthen fix.'
+    parsed = parse_text_turn(text, TOOL_NAMES)
+    assert [(c.name, c.arguments) for c in parsed.calls] == [("read_file", {"path": "a"})]
+    assert parsed.visible == "Reading it:\n\nthen fix."
+
+
+def test_a_fence_emptied_of_its_tagged_call_leaves_no_empty_fence() -> None:
+    text = (
+        'Now:\n```\n<tool_call>{"name": "read_file", "arguments": {"path": "a"}}</tool_call>\n```'
     )
+    parsed = parse_text_turn(text, TOOL_NAMES)
+    assert len(parsed.calls) == 1 and parsed.visible == "Now:"
 
 
 def test_a_fenced_call_beyond_repair_is_still_a_call_that_hears_why() -> None:

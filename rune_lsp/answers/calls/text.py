@@ -9,12 +9,15 @@ turns). Recognised, in order of precedence:
 - `<function=NAME>{…}</function>` (Llama 3.1) and `<function=NAME><parameter=KEY>VALUE</parameter>…`
   (Qwen3-Coder);
 - `[TOOL_CALLS]NAME[ARGS]{…}` (Mistral);
-- a fenced block (any language tag) holding only call objects, and bare JSON call objects or
+- a fenced block (```` ``` ```` or `~~~`, any language tag; `answers.code.fences` finds them)
+  holding only call objects, and bare JSON call objects or
   arrays of them in the prose (Llama's `{"name": …, "parameters": …}`, Mistral's
   `[TOOL_CALLS] [{…}]`, OpenAI's `{"type": "function", "function": {…}}`).
 
 A tagged call is always a call, whatever its name or however broken its JSON: the model meant
-one, and its result tells it what to repair. Untagged JSON is a call only when it names a tool
+one, and its result tells it what to repair. Broken JSON is never repaired by guessing (a
+docstring's triple quotes copied unescaped into a string, say): the call's result says it is
+no valid JSON, and the model writes it again. Untagged JSON is a call only when it names a tool
 the model was offered (`offered`) and has `arguments` or `parameters`; anything else stays text,
 so a JSON example or a config file in an answer is never run.
 """
@@ -24,11 +27,11 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from rune_lsp.loop.state import RawToolCall
+from rune_lsp.answers.code.fences import fenced_blocks
 
 _TAGGED = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _FUNCTION = re.compile(r"<function=([\w.\-]+)>(.*?)(?:</function>|\Z)", re.DOTALL)
@@ -36,36 +39,41 @@ _PARAMETER = re.compile(
     r"<parameter=([\w.\-]+)>(.*?)(?:</parameter>|(?=<parameter=)|(?=</function>)|\Z)", re.DOTALL
 )
 _MISTRAL = re.compile(r"\[TOOL_CALLS\]\s*([\w.\-]+)\s*\[ARGS\]\s*")
-_FENCED = re.compile(r"```[ \t]*[\w+-]*[ \t]*\n(.*?)```", re.DOTALL)
 #: Where a bare call may start: an object naming a function, or an array of such objects.
 _BARE = re.compile(r'\[\s*\{\s*"(?:name|function|type)"\s*:|\{\s*"(?:name|function|type)"\s*:')
 _NAME = re.compile(r'"name"\s*:\s*"([^"\\]*)"')
 #: Markers models print around calls; once the calls are taken out they are noise.
 _MARKERS = re.compile(r"\[TOOL_CALLS\]|<\|python_tag\|>|<\|eom_id\|>")
-_EMPTY_FENCE = re.compile(r"```[ \t]*[\w+-]*[ \t]*\n\s*```")
 _BLANK_RUNS = re.compile(r"\n{3,}")
 #: Bare-JSON starts that may fail per turn: each failed try may scan to the end of a long,
 #: broken answer. Starts that turn out to be calls cost only their own length.
 MAX_BARE_ATTEMPTS = 64
 
 _decoder = json.JSONDecoder()
-#: After a string's closing quote comes one of these (or the end); any other quote inside a
-#: string is one the model forgot to escape.
-_AFTER_STRING = frozenset(",:}]")
+_FENCE_MARKS = ("```", "~~~")
 _CALL_START = re.compile(r'\s*\{\s*"name"\s*:\s*"([^"\\]*)"')
+
+
+@dataclass(frozen=True)
+class WrittenCall:
+    """A call as the answer wrote it: `name` and `arguments` are whatever the text held (a
+    broken one makes the call invalid when the loop normalises it, and its result says why)."""
+
+    name: Any = ""
+    arguments: Any = None
 
 
 @dataclass(frozen=True)
 class ParsedText:
     visible: str
-    calls: tuple[RawToolCall, ...]
+    calls: tuple[WrittenCall, ...]
 
 
 @dataclass(frozen=True)
 class _Span:
     start: int
     end: int
-    calls: tuple[RawToolCall, ...]
+    calls: tuple[WrittenCall, ...]
 
 
 class _Spans:
@@ -76,7 +84,7 @@ class _Spans:
         self.items: list[_Span] = []
         self._starts: list[int] = []
 
-    def add(self, start: int, end: int, calls: tuple[RawToolCall, ...]) -> bool:
+    def add(self, start: int, end: int, calls: tuple[WrittenCall, ...]) -> bool:
         """Adds the span unless it overlaps one found before (earlier forms take precedence)."""
         at = bisect.bisect_left(self._starts, start)
         if at > 0 and self.items[at - 1].end > start:
@@ -102,10 +110,10 @@ def parse_text_turn(text: str, offered: Collection[str] | None = None) -> Parsed
         spans.add(match.start(), match.end(), (_function_call(match[1], match[2]),))
     for match in _MISTRAL.finditer(text):
         _add_mistral(spans, text, match)
-    for match in _FENCED.finditer(text):
-        calls = _calls_in(match.group(1), offered)
+    for start, end, body in fence_spans(text):
+        calls = _calls_in(body, offered)
         if calls:
-            spans.add(match.start(), match.end(), calls)
+            spans.add(start, end, calls)
     _add_bare(spans, text, offered)
     if not spans.items:
         return ParsedText(visible=text.strip(), calls=())
@@ -123,7 +131,7 @@ def _add_mistral(spans: _Spans, text: str, match: re.Match[str]) -> None:
         arguments, end = _decoder.raw_decode(text, match.end())
     except json.JSONDecodeError:
         return
-    spans.add(match.start(), end, (RawToolCall(name=match[1], arguments=arguments),))
+    spans.add(match.start(), end, (WrittenCall(name=match[1], arguments=arguments),))
 
 
 def _add_bare(spans: _Spans, text: str, offered: Collection[str] | None) -> None:
@@ -152,74 +160,78 @@ def _visible(text: str, spans: list[_Span]) -> str:
         parts.append(text[position : span.start])
         position = span.end
     parts.append(text[position:])
-    visible = _EMPTY_FENCE.sub("", _MARKERS.sub("", "".join(parts)))
+    visible = _MARKERS.sub("", "".join(parts))
+    emptied = [(start, end) for start, end, body in fence_spans(visible) if not body.strip()]
+    for start, end in reversed(emptied):  # a fence whose calls were taken out of it
+        visible = visible[:start] + visible[end:]
     return _BLANK_RUNS.sub("\n\n", visible).strip()
+
+
+def fence_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, body) of each closed fenced block of `text`, ``` or ~~~. What a fence is,
+    is decided by the one fence parser (`answers.code.fences.fenced_blocks`); this only finds
+    where each block it returned stands, in order, to cut it out of the visible text."""
+    fences = fenced_blocks(text)
+    if not fences:
+        return
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    at = 0
+    for fence in fences:
+        size = len(fence.lines)
+        while at + size + 1 < len(lines) and not _fence_at(lines, at, fence.lines):
+            at += 1
+        if at + size + 1 >= len(lines):
+            return
+        close = at + size + 1
+        yield starts[at], starts[close] + len(lines[close]), "\n".join(fence.lines)
+        at = close + 1
+
+
+def _fence_at(lines: list[str], at: int, body: tuple[str, ...]) -> bool:
+    """Whether the block `body` opens at line `at` (its lines as the parser returned them:
+    right-stripped) and closes right after it."""
+    if not lines[at].lstrip().startswith(_FENCE_MARKS):
+        return False
+    close = at + len(body) + 1
+    if not lines[close].strip().startswith(_FENCE_MARKS):
+        return False
+    return all(lines[at + 1 + i].rstrip() == line for i, line in enumerate(body))
 
 
 # --- call shapes -------------------------------------------------------------------------------
 
 
-def _loads(body: str) -> Any:
-    """JSON, or the same JSON with the quotes a model forgot to escape inside strings escaped
-    (small models copy a docstring's triple quotes into `old_text` as they are); raises
-    JSONDecodeError."""
-    try:
-        return json.loads(body)
-    except json.JSONDecodeError:
-        repaired = _escape_inner_quotes(body)
-        if repaired == body:
-            raise
-        return json.loads(repaired)
-
-
-def _escape_inner_quotes(body: str) -> str:
-    out: list[str] = []
-    in_string = escaped = False
-    for index, char in enumerate(body):
-        if in_string and escaped:
-            escaped = False
-        elif in_string and char == "\\":
-            escaped = True
-        elif char == '"' and in_string:
-            rest = body[index + 1 :].lstrip()
-            if rest and rest[0] not in _AFTER_STRING:
-                out.append('\\"')
-                continue
-            in_string = False
-        elif char == '"':
-            in_string = True
-        out.append(char)
-    return "".join(out)
-
-
-def _call_from_block(body: str) -> RawToolCall:
+def _call_from_block(body: str) -> WrittenCall:
     """A tagged block is always a call; if its JSON is broken, the arguments say so."""
     body = body.strip()
     function = _FUNCTION.search(body)
     if function is not None and not body.startswith("{"):
         return _function_call(function[1], function[2])
     try:
-        parsed = _loads(body)
+        parsed = json.loads(body)
     except json.JSONDecodeError:
         name = _NAME.search(body)
-        return RawToolCall(name=name.group(1) if name else "", arguments=body)
+        return WrittenCall(name=name.group(1) if name else "", arguments=body)
     call = _as_call(parsed, None, need_arguments=False)
     if call is None and isinstance(parsed, dict) and "name" in parsed:
         # The name as written, string or not: normalising pairs a bad one as invalid.
-        return RawToolCall(name=parsed["name"], arguments=parsed.get("arguments"))
-    return call if call is not None else RawToolCall(name="", arguments=body)
+        return WrittenCall(name=parsed["name"], arguments=parsed.get("arguments"))
+    return call if call is not None else WrittenCall(name="", arguments=body)
 
 
-def _function_call(name: str, body: str) -> RawToolCall:
+def _function_call(name: str, body: str) -> WrittenCall:
     """`<function=NAME>` with a JSON body, `<parameter=…>` pairs, or nothing."""
     body = body.strip()
     if body.startswith("{"):
         try:
-            return RawToolCall(name=name, arguments=_loads(body))
+            return WrittenCall(name=name, arguments=json.loads(body))
         except json.JSONDecodeError:
-            return RawToolCall(name=name, arguments=body)
+            return WrittenCall(name=name, arguments=body)
     parameters = {key: _parameter_value(value) for key, value in _PARAMETER.findall(body)}
-    return RawToolCall(name=name, arguments=parameters if parameters or not body else body)
+    return WrittenCall(name=name, arguments=parameters if parameters or not body else body)
 
 
 def _parameter_value(value: str) -> str:
@@ -228,9 +240,9 @@ def _parameter_value(value: str) -> str:
     return value.removesuffix("\n").removesuffix("\r")
 
 
-def _calls_in(body: str, offered: Collection[str] | None) -> tuple[RawToolCall, ...]:
+def _calls_in(body: str, offered: Collection[str] | None) -> tuple[WrittenCall, ...]:
     """The calls a fenced block holds, when it holds nothing but calls. A block that starts
-    as a call of an offered tool but is no valid JSON, even repaired, is that call with its
+    as a call of an offered tool but is no valid JSON is that call with its
     text as arguments: the model meant a call, and its result says what to fix."""
     body = body.strip()
     calls = _json_calls(body, offered)
@@ -241,9 +253,9 @@ def _calls_in(body: str, offered: Collection[str] | None) -> tuple[RawToolCall, 
     if start is None or not meant or ('"arguments"' not in body and '"parameters"' not in body):
         return ()
     try:
-        return _as_calls(_loads(body), offered)
+        return _as_calls(json.loads(body), offered)
     except json.JSONDecodeError:
-        return (RawToolCall(name=start[1], arguments=body),)
+        return (WrittenCall(name=start[1], arguments=body),)
 
 
 def _starts_with_json(body: str) -> bool:
@@ -254,9 +266,9 @@ def _starts_with_json(body: str) -> bool:
     return True
 
 
-def _json_calls(body: str, offered: Collection[str] | None) -> tuple[RawToolCall, ...]:
+def _json_calls(body: str, offered: Collection[str] | None) -> tuple[WrittenCall, ...]:
     """Calls from a sequence of JSON values that are all calls (one per line, say)."""
-    calls: list[RawToolCall] = []
+    calls: list[WrittenCall] = []
     position = 0
     while position < len(body):
         try:
@@ -272,7 +284,7 @@ def _json_calls(body: str, offered: Collection[str] | None) -> tuple[RawToolCall
     return tuple(calls)
 
 
-def _as_calls(value: Any, offered: Collection[str] | None) -> tuple[RawToolCall, ...]:
+def _as_calls(value: Any, offered: Collection[str] | None) -> tuple[WrittenCall, ...]:
     """A call object, or an array of nothing but call objects, as calls; else ()."""
     items = value if isinstance(value, list) else [value]
     calls = [_as_call(item, offered) for item in items]
@@ -283,7 +295,7 @@ def _as_calls(value: Any, offered: Collection[str] | None) -> tuple[RawToolCall,
 
 def _as_call(
     value: Any, offered: Collection[str] | None, *, need_arguments: bool = True
-) -> RawToolCall | None:
+) -> WrittenCall | None:
     if not isinstance(value, dict):
         return None
     function = value.get("function")
@@ -294,5 +306,5 @@ def _as_call(
         return None
     for key in ("arguments", "parameters"):
         if key in value:
-            return RawToolCall(name=name, arguments=value[key])
-    return None if need_arguments else RawToolCall(name=name, arguments=None)
+            return WrittenCall(name=name, arguments=value[key])
+    return None if need_arguments else WrittenCall(name=name, arguments=None)

@@ -1,0 +1,3 @@
+def add(a, b):
+    """Return the sum of a and b."""
+    return a + b
