@@ -22,6 +22,7 @@ from rune_lsp.loop.state import (
     EditRecord,
     Finished,
     Landed,
+    Message,
     PreparedChange,
     PreparedCommand,
     PreparedEdit,
@@ -29,7 +30,7 @@ from rune_lsp.loop.state import (
     RunResult,
     RunState,
 )
-from rune_lsp.loop.statuses import recorded_verdict
+from rune_lsp.loop.statuses import WITHDRAWN, recorded_verdict
 from rune_lsp.review.diff import unified_diff
 from rune_lsp.runner.verify import (
     CheckFeed,
@@ -42,6 +43,7 @@ from rune_lsp.runner.verify import (
 from rune_lsp.store.pending import PendingRun, PendingStore
 from rune_lsp.store.receipt_builder import DIFF_CAP, build_receipt
 from rune_lsp.store.receipts import ReceiptStore
+from rune_lsp.store.transcripts import TranscriptStore
 from rune_lsp.text_clip import clip
 from rune_lsp.tools.allowed_commands import CommandAllowance
 from rune_lsp.tools.paths import display_path
@@ -92,6 +94,10 @@ class RunDriver:
     #: rest of this run.
     allowance: CommandAllowance = field(default_factory=CommandAllowance)
     started_at: float = field(default_factory=time.time)
+    #: An earlier run's conversation this run continues (a follow-up turn), and where a
+    #: finished run's conversation is kept for one (store/transcripts.py).
+    history: tuple[Message, ...] = ()
+    transcripts: TranscriptStore | None = None
     _state: RunState | None = None
     #: What a cancellation nobody explained with `stop` means. The server says `interrupt`:
     #: a cancel nobody asked for means the editor or the server went away.
@@ -112,7 +118,11 @@ class RunDriver:
     async def start(self, run_id: str) -> RunResult:
         return await self._drive(
             lambda: self.loop.run(
-                self.meta.task, run_id=run_id, target=self._target(), checker=self._feed
+                self.meta.task,
+                run_id=run_id,
+                target=self._target(),
+                checker=self._feed,
+                history=self.history,
             ),
             run_id,
         )
@@ -175,6 +185,8 @@ class RunDriver:
             }
         )
         result = self._store_receipt(result, state, check)
+        if self.transcripts is not None and state is not None:
+            self.transcripts.save(run_id, state.messages, secrets=self.meta.secrets)
         if self.pending_store is not None and not self._keeps_pause:
             self.pending_store.discard(run_id)
         return result
@@ -202,7 +214,11 @@ class RunDriver:
         return await self.loop.resume(state, checker=self._feed)
 
     async def _review_one(self, change: PreparedChange, state: RunState) -> None:
-        state.turn.decide(change.edit_id, await self._decision(change, state))
+        decision = await self._decision(change, state)
+        if isinstance(decision, Landed) and decision.diff:  # what landed of a partial edit
+            state.diffs[change.edit_id] = clip(decision.diff, DIFF_CAP)
+            decision = decision.model_copy(update={"diff": ""})
+        state.turn.decide(change.edit_id, decision)
         if state.turn.undecided:  # after the last decision the pause is discarded by the caller
             self._persist(state)
 
@@ -268,7 +284,7 @@ class RunDriver:
             error=error,
             iterations_used=state.iterations_used,
             iteration_budget=state.iteration_budget,
-            edits=tuple(_edits_at_cancel(state)),
+            edits=tuple(_edits_at_cancel(state, withdrawn=not self._keeps_pause)),
         )
 
     async def _verify(self, result: RunResult) -> CheckOutcome | None:
@@ -326,12 +342,16 @@ def _displayed(edits: tuple[EditRecord, ...], root: str | None) -> tuple[EditRec
     return tuple(shown)
 
 
-def _edits_at_cancel(state: RunState) -> list[EditRecord]:
-    """Edits an editor already applied stay reported as such; the rest were never applied."""
+def _edits_at_cancel(state: RunState, *, withdrawn: bool) -> list[EditRecord]:
+    """Edits an editor already applied stay reported as such; the rest were never applied.
+    `withdrawn`: no pause is kept, so an edit still pending can never be decided; its detail
+    says so (a kept pause's edits are still pending, for `rune.resume`)."""
     records: list[EditRecord] = []
     for record in state.edits:
         decision = state.turn.decisions.get(record.edit_id)
         if record.status == "pending" and isinstance(decision, Landed):
             record = record.model_copy(update={"status": recorded_verdict(decision.status)})
+        elif record.status == "pending" and withdrawn and not record.detail:
+            record = record.model_copy(update={"detail": WITHDRAWN})
         records.append(record)
     return records

@@ -11,7 +11,14 @@ from typing import Annotated, Any, TypeVar
 
 from cattrs import transform_error
 from lsprotocol import converters, types
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pygls.exceptions import JsonRpcInvalidParams
 
 from rune_lsp.loop.task import FixTarget, TaskDiagnostic
@@ -38,6 +45,14 @@ class FixThisArgs(_Args):
     range: RangeArg | None = None
     instruction: str | None = None
     diagnostics: tuple[dict[str, Any], ...] = ()
+    #: A follow-up turn: the runId whose conversation the new run continues.
+    continues: str | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _follow_up_says_something(self) -> FixThisArgs:
+        if self.continues is not None and not (self.instruction or "").strip():
+            raise ValueError("a follow-up (continues) needs an instruction")
+        return self
 
     @field_validator("diagnostics")
     @classmethod
@@ -61,6 +76,7 @@ class FixThisArgs(_Args):
             end_line=self.range.end.line if self.range else None,
             instruction=self.instruction,
             diagnostics=tuple(_task_diagnostic(d) for d in self.lsp_diagnostics()),
+            continues=self.continues,
         )
 
 

@@ -17,9 +17,16 @@ from typing import Any
 from lsprotocol import types
 
 from rune_lsp.loop.events import RunEvent
-from rune_lsp.loop.state import RunResult
+from rune_lsp.loop.state import Message, RunResult
 from rune_lsp.loop.task import FixTarget
-from rune_lsp.runner.assembly import assemble, compose_task, not_run, workspace_tools
+from rune_lsp.runner.assembly import (
+    UnknownRunError,
+    assemble,
+    compose_task,
+    follow_up,
+    not_run,
+    workspace_tools,
+)
 from rune_lsp.runner.driver import RunDriver, StopReason
 from rune_lsp.runner.summary import run_summary
 from rune_lsp.server.app import RuneServer
@@ -35,6 +42,7 @@ from rune_lsp.server.undo import Undos
 from rune_lsp.store.ownership import RunRegistry, SessionLock, new_session_id
 from rune_lsp.store.pending import PendingRun, PendingStore
 from rune_lsp.store.receipts import ReceiptStore
+from rune_lsp.store.transcripts import TranscriptStore
 from rune_lsp.tools.errors import AccessDenied
 from rune_lsp.tools.executor import WorkspaceTools
 from rune_lsp.tools.paths import display_path
@@ -76,6 +84,7 @@ class RunManager:
         #: The provider for the current settings: `model(settings)`.
         self.model = ModelCache(local)
         self._receipts: ReceiptStore | None = None
+        self._transcripts: TranscriptStore | None = None
         self.late = LateLandings(
             server,
             documents,
@@ -97,8 +106,15 @@ class RunManager:
         except AccessDenied as exc:
             return self.refused(path, str(exc))
         run_id = uuid.uuid4().hex[:12]
+        prompt = task.prompt()
+        history: tuple[Message, ...] = ()
+        if target.continues is not None:  # a follow-up: the instruction after the transcript
+            try:
+                prompt, history = follow_up(target, self.transcript_store)
+            except UnknownRunError as exc:
+                return not_run(run_id, "failed", str(exc), self.server.settings)
         return await self._launch(
-            run_id, _doc_key(path), request_id, path, task.prompt(), tools=tools
+            run_id, _doc_key(path), request_id, path, prompt, tools=tools, history=history
         )
 
     async def resume(self, run_id: str, request_id: Any) -> RunResult:
@@ -118,6 +134,7 @@ class RunManager:
         *,
         tools: WorkspaceTools | None = None,
         resumed: PendingRun | None = None,
+        history: tuple[Message, ...] = (),
     ) -> RunResult:
         failed = await self._start_local(run_id)
         if failed is not None:
@@ -127,7 +144,7 @@ class RunManager:
             self.cancel(previous.run_id, reason="supersede")
         generation = self.registry.claim(doc_key, run_id)
         progress = RunProgress(self.server, f"rune/{run_id}", f"Rune: {path.name}")
-        driver = self._driver(run_id, path, task, progress, tools or self.tools_for(path))
+        driver = self._driver(run_id, path, task, progress, tools or self.tools_for(path), history)
         running = driver.launch(run_id, resumed.state if resumed else None)
         run = ActiveRun(run_id, doc_key, running, progress, driver, request_id)
         self.active[run_id] = run
@@ -174,7 +191,13 @@ class RunManager:
         return None
 
     def _driver(
-        self, run_id: str, path: Path, task: str, progress: RunProgress, tools: WorkspaceTools
+        self,
+        run_id: str,
+        path: Path,
+        task: str,
+        progress: RunProgress,
+        tools: WorkspaceTools,
+        history: tuple[Message, ...] = (),
     ) -> RunDriver:
         settings = self.server.settings
         root = tools.root
@@ -200,6 +223,7 @@ class RunManager:
             on_event=on_event,
             session_id=self.session,
             save_first=self._unsaved,
+            history=history,
         )
         reviewer = LspReviewer(
             desk=self.desk,
@@ -217,6 +241,7 @@ class RunManager:
             pending_store=self.pending_store,
             concurrent_reviews=not self.server.annotation_support,
             cancel_means="interrupt",  # an unasked cancel: the editor or the server went away
+            transcripts=self.transcript_store,
         )
 
     async def _unsaved(self, paths: Sequence[str]) -> list[str]:
@@ -312,6 +337,16 @@ class RunManager:
         ):
             current = ReceiptStore(settings.resolved_state_dir, max_count=settings.max_receipts)
             self._receipts = current
+        return current
+
+    @property
+    def transcript_store(self) -> TranscriptStore:
+        """The finished runs' conversations for follow-ups; one store while `stateDir` stays,
+        so the recent ones are served from memory."""
+        root = self.server.settings.resolved_state_dir
+        current = self._transcripts
+        if current is None or current.directory.parent != root:
+            current = self._transcripts = TranscriptStore(root)
         return current
 
     def interrupted(self) -> list[PendingRun]:
