@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 
 from rune_lsp.lines import split_lines
+from rune_lsp.loop.state import PreparedEdit
 from rune_lsp.review.hunks import Hunk, check_hunks, kept_text
 from rune_lsp.review.merge import rebase_hunks
 from rune_lsp.review.verdict import HunkFate, Reconciliation, verdict
@@ -247,3 +248,19 @@ def _stale(why: str) -> Reconciliation:
         "Read the file again before proposing a new edit."
     )
     return Reconciliation(status="stale", kept=(), dropped=(), detail=detail)
+
+
+def typed_over_verdict(
+    change: PreparedEdit, hunks: Sequence[Hunk], current: str | None
+) -> Reconciliation | None:
+    """The verdict on an edit the editor did not apply while the user's typing overlapped or
+    touched some of its hunks (those are stale, the rest not applied), or None when the typing
+    kept away from every hunk. A `write_file` states the whole file: any change is in its way."""
+    if current is None or change.old_text is None or change.tool != "edit_file":
+        conflicts = {hunk.index for hunk in hunks}
+    else:
+        conflicts = set(rebase_hunks(change.old_text, current, hunks).conflicts)
+    if not conflicts:
+        return None
+    fates = [HunkFate(hunk.index, landed=False, stale=hunk.index in conflicts) for hunk in hunks]
+    return verdict(hunks, fates)

@@ -40,12 +40,11 @@ from rune_lsp.review import (
     build_plain_edit,
     compute_hunks,
     edit_label,
+    landed_diff,
     reconcile,
-    unified_diff,
 )
 from rune_lsp.review.hunk_review import HunkReview
-from rune_lsp.review.merge import rebase_hunks
-from rune_lsp.review.verdict import HunkFate, verdict
+from rune_lsp.review.reconcile import typed_over_verdict
 from rune_lsp.server.app import RuneServer
 from rune_lsp.server.approval import ask_to_run
 from rune_lsp.server.desk import OpenReview, ReviewDesk
@@ -209,7 +208,7 @@ class LspReviewer:
                 verdict = judge(reconcile(change.old_text, hunks, landed))
             if verdict.status == "partial":  # the receipt shows what landed, not the proposal
                 verdict = verdict.model_copy(
-                    update={"diff": _landed_diff(change, sent_text, self._current_text(path))}
+                    update={"diff": landed_diff(change, sent_text, self._current_text(path))}
                 )
             if landed_on is not None and verdict.status in ("applied", "partial"):
                 landing = landing_of(
@@ -291,7 +290,7 @@ class LspReviewer:
         """
         current = self._current_text(Path(change.path))
         if current != change.old_text:
-            typed_over = _typed_over(change, hunks, current)
+            typed_over = typed_over_verdict(change, hunks, current)
             if typed_over is not None:
                 said = f" The user said: {reason}" if answered and reason else ""
                 return _as_landed(typed_over).model_copy(
@@ -420,27 +419,6 @@ def _moved_on() -> Landed:
         detail="stale: the document changed after the edit was proposed, so the editor "
         "did not apply it. Read the file again before proposing a new edit.",
     )
-
-
-def _typed_over(
-    change: PreparedEdit, hunks: Sequence[Hunk], current: str | None
-) -> Reconciliation | None:
-    """The verdict on an edit whose hunks the user's typing overlapped or touched (those are
-    stale, the rest not applied), or None when the typing kept away from every hunk."""
-    if current is None or change.old_text is None or change.tool != "edit_file":
-        conflicts = {hunk.index for hunk in hunks}
-    else:
-        conflicts = set(rebase_hunks(change.old_text, current, hunks).conflicts)
-    if not conflicts:
-        return None
-    fates = [HunkFate(hunk.index, landed=False, stale=hunk.index in conflicts) for hunk in hunks]
-    return verdict(hunks, fates)
-
-
-def _landed_diff(change: PreparedEdit, before: str | None, after: str | None) -> str:
-    """The document's change as the edit landed, in the receipt's form (runner/driver.py)."""
-    landed = change.model_copy(update={"old_text": before, "new_text": after or ""})
-    return unified_diff(landed, display_path=change.path)
 
 
 def _refused(refusal: PreparedChange | ToolOutcome) -> Landed:
