@@ -16,9 +16,12 @@ REJECT_EDIT = "rune.rejectEdit"
 ACCEPT_HUNK = "rune.acceptHunk"
 REJECT_HUNK = "rune.rejectHunk"
 SHOW_DIFF = "rune.showDiff"
-ACCEPT_HUNK = "rune.acceptHunk"
-REJECT_HUNK = "rune.rejectHunk"
+KEEP_LINES = "rune.keepLines"
 SETUP_LOCAL = "rune.setupLocal"
+
+#: Server -> client request asking to run a command, for a client that advertises the
+#: experimental capability `runeCommandApproval` (docs/interface.md#commands-the-agent-runs).
+APPROVE_COMMAND = "rune/approveCommand"
 
 #: The `source` of rune's own diagnostics: the pending edits of review mode B.
 DIAGNOSTIC_SOURCE = "rune"

@@ -20,6 +20,7 @@ from pydantic.alias_generators import to_camel
 from rune_lsp.interface import DEFAULT_FIRST_TURN, MAX_ITERATIONS, FirstTurn
 from rune_lsp.store.scrub import scrub_shown
 from rune_lsp.text_clip import shorten
+from rune_lsp.tools.allowed_commands import valid_pattern
 
 ProviderName = Literal["ollama", "openai", "local"]
 LocalModelName = Literal["qwen-1.5b", "qwen-0.5b"]
@@ -135,6 +136,12 @@ class Settings(BaseModel):
         "reliably than an `edit_file` call); tools are offered from the second turn on. "
         "`tools`: tools from the first turn, for a model that should read other files first.",
     )
+    allowed_commands: tuple[str, ...] = Field(
+        (),
+        description="Commands `run_command` may run without asking: exact strings, or "
+        "prefixes ending in ` *` (`python -m pytest *`; the rest may not hold shell syntax "
+        "such as `;`, `|`, `$` or a redirection). The approval prompt can add to it.",
+    )
     command_timeout: float = Field(
         120.0, gt=0, le=3600, description="Seconds allowed for `run_command` and the check."
     )
@@ -203,6 +210,15 @@ class Settings(BaseModel):
         if not parts.hostname:
             raise ValueError("must name a host, e.g. http://127.0.0.1:11434")
         return value.rstrip("/")
+
+    @field_validator("allowed_commands")
+    @classmethod
+    def _commands(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for pattern in value:
+            problem = valid_pattern(pattern)
+            if problem is not None:
+                raise ValueError(f"{pattern!r}: {problem}")
+        return value
 
     @property
     def resolved_base_url(self) -> str:

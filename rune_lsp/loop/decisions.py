@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from rune_lsp.loop.state import (
+    Decision,
     EditRecord,
     Landed,
     PreparedChange,
@@ -19,6 +20,8 @@ from rune_lsp.text_clip import shorten
 
 #: EditRecord.detail is a short note for the run result, not the model's full result.
 MAX_DETAIL = 300
+#: EditRecord.reason: the user's words, as long as the editor lets them be (commands.py).
+MAX_REASON = 2000
 
 
 def target_of(change: PreparedChange) -> str:
@@ -65,13 +68,24 @@ def _outcome(call: CallStatus, content: str) -> ToolOutcome:
     return ToolOutcome(status=call.tool, content=content, edit_status=call.edit)
 
 
-def final_record(change: PreparedChange, outcome: ToolOutcome, detail: str = "") -> EditRecord:
+def final_record(
+    change: PreparedChange,
+    outcome: ToolOutcome,
+    detail: str = "",
+    decision: Decision | None = None,
+) -> EditRecord:
+    """The edit's entry in the run result; `decision` adds the user's reason and, for an edit
+    decided hunk by hunk, each hunk's fate."""
+    reason = decision.reason.strip() if isinstance(decision, Reject | Landed) else ""
+    hunks = decision.hunks if isinstance(decision, Landed) else ()
     return EditRecord(
         edit_id=change.edit_id,
         tool=change.tool,
         path=target_of(change),
         status=recorded(outcome.call_status),
         detail=shorten(detail or ("" if outcome.status == "ok" else outcome.content), MAX_DETAIL),
+        reason=shorten(reason, MAX_REASON) if reason else None,
+        hunks=hunks or None,
     )
 
 

@@ -8,9 +8,11 @@ run does with that reading (a call, a note, or the answer standing) is decided h
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
-from rune_lsp.answers.code.reading import CodeReading
+from rune_lsp.answers.code.reading import CodeReading, FileEdit
 from rune_lsp.answers.code_prompts import no_block_text, unchanged_text
 from rune_lsp.loop.ports import ToolExecutor
 from rune_lsp.loop.prompts import check_after_text, check_before_text
@@ -30,6 +32,8 @@ def block_calls(
     most `MAX_BLOCK_NOTES` times a run and never on the last turn, why no block was taken.
     `code_first`: the turn asked for code only, so an answer without a block is told so."""
     if reading is not None and reading.edits:
+        if restates_decision(state, reading.edits):
+            return (), None  # quoting what the user just decided: the answer stands
         calls = tuple(
             RawToolCall(
                 name="edit_file",
@@ -55,6 +59,52 @@ def block_calls(
         return (), None
     state.block_notes += 1
     return (), refusal
+
+
+def restates_decision(state: RunState, edits: Sequence[FileEdit]) -> bool:
+    """Every line the block's edits change is one of the lines of an edit the user just decided
+    (the last turn that proposed edits): it re-proposes what they rejected, or takes back what
+    they accepted. Issue 27 point 6: after a partial accept, Qwen2.5-Coder 1.5B's closing
+    summary quoted the whole proposal, which read as a new edit of the rejected line;
+    rejecting it again ended the run on the repeat guard. Such a block is not a proposal."""
+    decided = _just_decided_lines(state)
+    if not decided:
+        return False
+    for edit in edits:
+        changed = _changed_lines(edit.old_text, edit.new_text)
+        if not changed or not changed <= decided:
+            return False
+    return True
+
+
+def _just_decided_lines(state: RunState) -> frozenset[str]:
+    """The lines, removed or added, of the latest turn's `edit_file` calls the user decided
+    (accepted in whole or in part, or rejected: their call is `ok` or `denied`; a `stale` one
+    may rightly come again)."""
+    statuses = {record.call_id: record.status for record in state.call_log}
+    for message in reversed(state.messages):
+        calls = [call for call in message.tool_calls if call.name == "edit_file"]
+        if message.role != "assistant" or not calls:
+            continue
+        lines: set[str] = set()
+        for call in calls:
+            old, new = call.arguments.get("old_text"), call.arguments.get("new_text")
+            decided = statuses.get(call.id) in ("ok", "denied")
+            if decided and isinstance(old, str) and isinstance(new, str):
+                lines |= _changed_lines(old, new)
+        return frozenset(lines)
+    return frozenset()
+
+
+def _changed_lines(old: str, new: str) -> frozenset[str]:
+    """The lines a change removes or adds, without their line ends and trailing blanks."""
+    before = [line.rstrip() for line in old.splitlines()]
+    after = [line.rstrip() for line in new.splitlines()]
+    changed: set[str] = set()
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        if tag != "equal":
+            changed.update(before[i1:i2], after[j1:j2])
+    return frozenset(changed)
 
 
 def _repeated(state: RunState, visible: str) -> bool:
@@ -99,9 +149,9 @@ def landed_edits(state: RunState) -> tuple[str, ...]:
 def add_first_check(state: RunState, report: CheckReport) -> None:
     """The check before the first turn: its verdict joins the task message."""
     state.check_failing = state.check_fails_now = not report.passed
-    task = state.messages[1]
+    task = state.messages[-1]  # the task: the last message before the first turn
     content = f"{task.content}\n\n{check_before_text(report, state.target)}"
-    state.messages[1] = task.model_copy(update={"content": content})
+    state.messages[-1] = task.model_copy(update={"content": content})
 
 
 async def add_check_after_edits(

@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from rune_lsp.answers import ROWS, TurnReading, system_text, turn_kind
 from rune_lsp.loop.config import LoopConfig, LoopConfigError
@@ -109,11 +109,15 @@ class AgentLoop:
         run_id: str | None = None,
         target: str | None = None,
         checker: Checker | None = None,
+        history: Sequence[Message] = (),
     ) -> RunOutcome:
         """Start a run on `task`, the user prompt the front end composed.
 
         `target`: the file the run is asked to change (a code block in an answer is read as an
         edit of it). `checker`: the check command, run before the first turn and after edits.
+        `history`: an earlier run's conversation as its model saw it (without its system
+        message), which this run continues with `task` as the user's next message (a follow-up
+        turn); the run still has its own budget and guards.
         """
         state = RunState(
             run_id=run_id or uuid.uuid4().hex,
@@ -122,6 +126,7 @@ class AgentLoop:
                 # Stored as the `tools` turn's; each request carries its own turn's
                 # (ModelCalls._with_system, answers/table.py).
                 Message(role="system", content=system_text("tools", self.config.system_prompt)),
+                *(message for message in history if message.role != "system"),
                 Message(role="user", content=task),
             ],
             target=target,
@@ -335,9 +340,7 @@ class _Run:
             iterations_used=state.iterations_used,
             iteration_budget=state.iteration_budget,
             edits=tuple(state.edits),
-            tool_calls=tuple(
-                ToolCallSummary(name=record.name, status=record.status) for record in state.call_log
-            ),
+            tool_calls=tuple(ToolCallSummary.of(record) for record in state.call_log),
         )
         await self.events.emit(RunEnded(**progress_of(self.state), result=result))
         return Finished(result=result, state=state)

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
 from rune_lsp.loop.statuses import FAILURES, CallStatus, EditStatus, LandedStatus, ToolStatus
@@ -170,6 +177,9 @@ class Approve(_Frozen):
     """The user accepted; the executor re-checks the rules and then performs the change."""
 
     kind: Literal["approve"] = "approve"
+    #: A command approved for the rest of the run: the same command runs without asking again
+    #: (the front end's allowance, `tools/allowed_commands.py`; the loop ignores it).
+    for_run: bool = False
 
 
 class Reject(_Frozen):
@@ -177,16 +187,39 @@ class Reject(_Frozen):
     reason: str = ""
 
 
+class _WireOptional(_Wire):
+    """A public record whose additive fields are left out while they have no value."""
+
+    @model_serializer(mode="wrap")
+    def _without_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        return {key: value for key, value in data.items() if value is not None}
+
+
+class HunkRecord(_WireOptional):
+    """What became of one hunk of an edit decided hunk by hunk (docs/interface.md#run-result):
+    `hunkId` numbers the hunks of the proposal from 1, as the model saw them."""
+
+    hunk_id: int
+    status: EditStatus
+    reason: str | None = None  # the user's words with a rejection
+
+
 class Landed(_Frozen):
     """The editor applied (or refused) the change itself, e.g. VS Code's refactor preview.
 
-    `detail` tells the model what happened, e.g. which hunks were kept in a partial accept.
+    `detail` tells the model what happened, e.g. which hunks were kept in a partial accept;
+    `reason` and `hunks` are the user's own words and the hunks' fates, for the record.
     """
 
     kind: Literal["landed"] = "landed"
     # "denied": the rules refused it when re-checked right before it was sent (`recheck`).
     status: LandedStatus
     detail: str = ""
+    reason: str = ""
+    hunks: tuple[HunkRecord, ...] = ()
+    # A `partial` edit's unified diff of what landed, for the receipt ("": the proposal's).
+    diff: str = ""
 
 
 Decision = Annotated[Approve | Reject | Landed, Field(discriminator="kind")]
@@ -227,9 +260,13 @@ class CallRecord(_Frozen):
     iteration: int
     started_at: float
     duration_ms: float
+    # run_command only: the command, and the whole result the model read (bounded by the
+    # tool-output cap like every result), for the user's record (issue 27 point 3).
+    command: str | None = None
+    output: str | None = None
 
 
-class EditRecord(_Wire):
+class EditRecord(_WireOptional):
     """An edit as reported in the run result (docs/interface.md#run-result)."""
 
     edit_id: str
@@ -237,6 +274,10 @@ class EditRecord(_Wire):
     path: str  # workspace-relative when possible; the command for run_command
     status: EditStatus
     detail: str = ""
+    # Additive to CONTRACT section 6, absent when empty: why the user rejected it (their words),
+    # and each hunk's fate when hunks were decided one by one.
+    reason: str | None = None
+    hunks: tuple[HunkRecord, ...] | None = None
 
 
 class TurnRecord(_Frozen):
@@ -345,9 +386,18 @@ class RunState(BaseModel):
 # --- what a run ends with -----------------------------------------------------------------------
 
 
-class ToolCallSummary(_Wire):
+class ToolCallSummary(_WireOptional):
     name: str
     status: ToolStatus
+    # run_command only (additive to CONTRACT section 6: absent for other tools).
+    command: str | None = None
+    output: str | None = None
+
+    @classmethod
+    def of(cls, record: CallRecord) -> ToolCallSummary:
+        return cls(
+            name=record.name, status=record.status, command=record.command, output=record.output
+        )
 
 
 class RunResult(_Wire):

@@ -35,6 +35,15 @@ LANDED: frozenset[EditStatus] = frozenset(("applied", "partial"))
 #: Edit statuses in the order a summary lists them.
 EDIT_STATUSES: tuple[EditStatus, ...] = get_args(EditStatus)
 
+#: The detail of an edit its run ended on before the user decided, no pause kept for
+#: `rune.resume` (runner/driver.py): its status stays `pending`; nobody can decide it now.
+WITHDRAWN = "withdrawn: the run ended before the user decided; nothing was applied"
+#: How the detail of an edit the user undid in the editor starts (server/undo.py marks it; the
+#: status stays what landed, docs/interface.md#run-result).
+UNDONE = (
+    "undone by the user in the editor (Ctrl+Z): the file is back to its text before this edit. "
+)
+
 
 @dataclass(frozen=True, slots=True)
 class CallStatus:

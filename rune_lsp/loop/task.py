@@ -166,6 +166,8 @@ class FixTarget:
     end_line: int | None = None
     instruction: str | None = None
     diagnostics: tuple[TaskDiagnostic, ...] = ()
+    #: A follow-up turn: the run whose conversation this one continues (runner/assembly.py).
+    continues: str | None = None
 
     def task(self, shown: str, text: str, related: tuple[RelatedFile, ...] = ()) -> FixTask:
         """The task on `text`, its file named `shown` (as the tools name it)."""

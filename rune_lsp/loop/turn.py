@@ -63,6 +63,8 @@ from rune_lsp.text_clip import shorten
 #: CallRecord bounds: a receipt line, not a copy of the output.
 MAX_LOGGED_ARGUMENTS = 500
 MAX_DIGEST = 200
+#: The tool whose whole result is kept in the record: the user judges a command by its output.
+COMMAND_TOOL = "run_command"
 #: Calls skipped past the per-turn cap between two yields to the event loop.
 _YIELD_EVERY = 256
 
@@ -162,9 +164,10 @@ class Turn:
         turn = self.state.turn
         resolved: dict[str, tuple[ToolOutcome, Timing]] = {}
         for change in list(turn.pending):
-            outcome, timing, detail = await self._resolve(change, turn.decisions[change.edit_id])
+            decision = turn.decisions[change.edit_id]
+            outcome, timing, detail = await self._resolve(change, decision)
             resolved[change.call_id] = (outcome, timing)
-            self._record_edit(change, outcome, detail)
+            self._record_edit(change, outcome, detail, decision)
         stop: Stop | None = None
         signatures: dict[str, str] = {}
         for call in turn.calls:
@@ -194,7 +197,9 @@ class Turn:
                 continue  # resolved already, or never shown (a stopped turn's proposal)
             decision = turn.decisions.get(change.edit_id)
             if isinstance(decision, Landed):  # the editor already applied (or refused) it
-                self._record_edit(change, landed_outcome(change, decision), decision.detail)
+                self._record_edit(
+                    change, landed_outcome(change, decision), decision.detail, decision
+                )
             else:
                 self._record_edit(change, skipped, skip_reason)
         for call in turn.calls:
@@ -296,6 +301,8 @@ class Turn:
     async def _record(self, call: ToolCall, outcome: ToolOutcome, timing: Timing) -> None:
         state = self.state
         state.turn.results[call.id] = outcome
+        command = call.arguments.get("command") if call.name == COMMAND_TOOL else None
+        is_command = isinstance(command, str)
         state.call_log.append(
             CallRecord(
                 call_id=call.id,
@@ -306,12 +313,21 @@ class Turn:
                 iteration=state.iterations_used,
                 started_at=timing.started_at,
                 duration_ms=timing.duration_ms,
+                # What the model read, already bounded by `cap_output` in `_answer`.
+                command=command if is_command else None,
+                output=outcome.content if is_command else None,
             )
         )
         await self.events.emit(ToolResulted(**progress_of(state), call=call, outcome=outcome))
 
-    def _record_edit(self, change: PreparedChange, outcome: ToolOutcome, detail: str) -> None:
-        record = final_record(change, outcome, detail)
+    def _record_edit(
+        self,
+        change: PreparedChange,
+        outcome: ToolOutcome,
+        detail: str,
+        decision: Decision | None = None,
+    ) -> None:
+        record = final_record(change, outcome, detail, decision)
         self.state.edits = [
             record if existing.edit_id == change.edit_id else existing
             for existing in self.state.edits

@@ -4,7 +4,7 @@ editor actually applied is reconciled with the proposal afterwards (docs/interfa
 Pure logic over lsprotocol types; the server and the terminal front end drive it.
 """
 
-from rune_lsp.review.diff import colorize, unified_diff
+from rune_lsp.review.diff import colorize, landed_diff, unified_diff
 from rune_lsp.review.errors import HunkMismatchError, ReviewError, UnsupportedEncodingError
 from rune_lsp.review.hunks import Hunk, apply_hunks, compute_hunks
 from rune_lsp.review.merge import Rebased, merge_texts, rebase_hunks
@@ -37,6 +37,7 @@ __all__ = [
     "encoded_length",
     "hunk_diagnostics",
     "hunk_range",
+    "landed_diff",
     "merge_texts",
     "rebase_hunks",
     "reconcile",

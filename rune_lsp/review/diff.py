@@ -42,6 +42,13 @@ def unified_diff(edit: PreparedEdit, *, display_path: str, context: int = 3) -> 
     return "".join(lines)
 
 
+def landed_diff(edit: PreparedEdit, before: str | None, after: str | None) -> str:
+    """The document's change from `before` to `after` as the edit landed, headed like the
+    edit's own diff: what a receipt shows of a `partial` edit (runner/driver.py)."""
+    landed = edit.model_copy(update={"old_text": before, "new_text": after or ""})
+    return unified_diff(landed, display_path=edit.path)
+
+
 def _groups(hunks: Sequence[Hunk], context: int) -> Iterator[list[Hunk]]:
     """Hunks close enough that their context lines touch share one `@@` section."""
     group: list[Hunk] = []

@@ -52,29 +52,46 @@ def changed_lines(hunk: Hunk) -> list[tuple[str, str]]:
 
 def keep_lines(hunk: Hunk, lines: Iterable[int]) -> Hunk:
     """`hunk` accepted only in the changed lines numbered `lines` (see `LINE_NUMBERING`).
+    Raises LineSelectionError for a number the hunk does not have."""
+    chosen = frozenset(lines)
+    try:
+        text = kept_text(hunk.old_text, hunk.new_text, chosen)
+    except LineSelectionError as exc:
+        raise LineSelectionError(f"hunk {hunk.number} has {exc}") from None
+    if len(chosen) == len(changed_lines(hunk)):
+        return hunk
+    return replace(hunk, new_text=text, new_end=hunk.new_start + line_count(text))
+
+
+def kept_text(old_text: str, new_text: str, lines: Iterable[int]) -> str:
+    """What replaces `old_text` when only the changed lines numbered `lines` of the change to
+    `new_text` are accepted: the one per-line rule of every review (mode B's `Accept lines`,
+    the VS Code extension through `rune.keepLines`, and reconciling what it landed).
 
     A listed removed line is removed, an unlisted one stays; a listed added line is added, an
     unlisted one is not. What stays of the old lines comes before what is added, as in a
     unified diff that lists a hunk's removals before its additions. Raises LineSelectionError
-    for a number the hunk does not have.
+    for a number there is no changed line for, or none at all.
     """
-    listed = changed_lines(hunk)
+    listed = [("-", line) for line in split_lines(old_text)] + [
+        ("+", line) for line in split_lines(new_text)
+    ]
     chosen = frozenset(lines)
     wrong = sorted(n for n in chosen if not 1 <= n <= len(listed))
     if wrong or not chosen:
         raise LineSelectionError(
-            f"hunk {hunk.number} has changed lines 1-{len(listed)} ({LINE_NUMBERING}); "
+            f"changed lines 1-{len(listed)} ({LINE_NUMBERING}); "
             f"got {', '.join(map(str, wrong)) or 'none'}"
         )
     if len(chosen) == len(listed):
-        return hunk
-    pieces = [
-        line
-        for number, (sign, line) in enumerate(listed, start=1)
-        if (sign == "-") != (number in chosen)
-    ]
-    text = _joined(pieces)
-    return replace(hunk, new_text=text, new_end=hunk.new_start + line_count(text))
+        return new_text
+    return _joined(
+        [
+            line
+            for number, (sign, line) in enumerate(listed, start=1)
+            if (sign == "-") != (number in chosen)
+        ]
+    )
 
 
 def _joined(pieces: Sequence[str]) -> str:

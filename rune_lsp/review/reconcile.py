@@ -2,9 +2,9 @@
 
 VS Code's refactor preview lets the user untick hunks and still answers only true/false, so
 the server compares the document afterwards with the proposal. Between hunks the text must be
-unchanged; at each hunk it holds either the proposed text (kept), the original (dropped), or,
-line by line, some of each (the VS Code extension's inline review: line i of the old lines
-replaced by line i of the new ones, or kept). Walking the hunks in order and tracking the few
+unchanged; at each hunk it holds either the proposed text (kept), the original (dropped), or
+some of its changed lines as `hunks.kept_text` makes them (the VS Code extension's inline
+review takes that text from `rune.keepLines`). Walking the hunks in order and tracking the few
 offsets in the result that are still possible decides this in one pass over the text instead
 of trying all 2^n subsets.
 
@@ -18,21 +18,22 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 
 from rune_lsp.lines import split_lines
-from rune_lsp.review.hunks import Hunk, check_hunks
+from rune_lsp.loop.state import PreparedEdit
+from rune_lsp.review.hunks import Hunk, check_hunks, kept_text
 from rune_lsp.review.merge import rebase_hunks
 from rune_lsp.review.verdict import HunkFate, Reconciliation, verdict
 
 _Normalizer = Callable[[str], str]
 
-#: What the walk found at one hunk: True its proposed text, False its old text, or the pairs
-#: of lines taken (0-based: old line i replaced by new line i) when only some were.
+#: What the walk found at one hunk: True its proposed text, False its old text, or the changed
+#: lines accepted (numbered as `hunks.LINE_NUMBERING` counts them) when only some were.
 _Pick = bool | tuple[int, ...]
 # A chain of picks, newest first: (pick, earlier picks) or None when empty.
 # Sharing tails keeps the walk linear however many hunks there are.
 _Choices = tuple[_Pick, "_Choices"] | None
 
-#: Hunks with more line pairs than this are matched whole only (old or new), never line by line.
-MAX_PAIRED_LINES = 200
+#: Hunks with more changed lines than this are matched whole only (old or new), never line by line.
+MAX_CHOSEN_LINES = 400
 #: How many of the texts typed during the review are tried as the one the edit landed on.
 MAX_TYPED_TEXTS = 8
 _TYPED_NOTE = "the user also changed other lines meanwhile; those changes are the user's own"
@@ -122,17 +123,7 @@ def _landing(
 def _fate(hunk: Hunk, pick: _Pick) -> HunkFate:
     if isinstance(pick, bool):
         return HunkFate(index=hunk.index, landed=pick)
-    return HunkFate(index=hunk.index, landed=True, lines=_numbered(hunk, pick))
-
-
-def _numbered(hunk: Hunk, pairs: Sequence[int]) -> tuple[int, ...]:
-    """Taken line pairs as `hunks.LINE_NUMBERING` counts changed lines: pair i is removed
-    line i + 1 (if the hunk has it) and added line `removed + i + 1` (likewise)."""
-    removed = len(split_lines(hunk.old_text))
-    added = len(split_lines(hunk.new_text))
-    numbers = [i + 1 for i in pairs if i < removed]
-    numbers += [removed + i + 1 for i in pairs if i < added]
-    return tuple(sorted(numbers))
+    return HunkFate(index=hunk.index, landed=True, lines=pick)
 
 
 def _unchanged_segments(base: str, hunks: Sequence[Hunk]) -> list[str]:
@@ -185,39 +176,61 @@ def _match(
 
 def _pieces(hunk: Hunk, text: str, offset: int, norm: _Normalizer) -> Iterator[tuple[int, _Pick]]:
     """Where what landed of `hunk` may end in `text` from `offset`: its proposed text first,
-    then its old text, then some of its line pairs."""
+    then its old text, then some of its changed lines."""
     new, old = norm(hunk.new_text), norm(hunk.old_text)
     if text.startswith(new, offset):
         yield offset + len(new), True
     if text.startswith(old, offset):
         yield offset + len(old), False
-    yield from _paired(split_lines(old), split_lines(new), text, offset)
+    yield from _chosen(old, new, text, offset)
 
 
-def _paired(
-    old: Sequence[str], new: Sequence[str], text: str, offset: int
-) -> Iterator[tuple[int, _Pick]]:
-    """Ends of `text` from `offset` reached by taking some, not all, of the line pairs (old
-    line i or new line i at each i; a missing line is nothing), with the pairs taken."""
-    pairs = max(len(old), len(new))
-    if not 2 <= pairs <= MAX_PAIRED_LINES:
+def _chosen(old: str, new: str, text: str, offset: int) -> Iterator[tuple[int, _Pick]]:
+    """Ends of `text` from `offset` reached by accepting some, not all, of the changed lines
+    (`hunks.kept_text`: the old lines not removed, then the new lines added), with their
+    numbers. The walk over lines proposes; `kept_text` itself confirms each end, so the rule
+    is the one every review uses."""
+    pieces = [*split_lines(old), *split_lines(new)]
+    removed = len(split_lines(old))
+    if not 2 <= len(pieces) <= MAX_CHOSEN_LINES:
         return
     states: dict[int, tuple[int, ...]] = {offset: ()}
-    for i in range(pairs):
-        taken_piece = new[i] if i < len(new) else ""
-        kept_piece = old[i] if i < len(old) else ""
+    for number, piece in enumerate(pieces, start=1):
         reached: dict[int, tuple[int, ...]] = {}
-        for at, taken in states.items():
-            if text.startswith(taken_piece, at):
-                reached.setdefault(at + len(taken_piece), (*taken, i))
-            if text.startswith(kept_piece, at):
-                reached.setdefault(at + len(kept_piece), taken)
-        if not reached:
-            return
+        for at, chosen in states.items():
+            # Accepted, a removed line leaves nothing and an added line is there; not
+            # accepted, the other way round.
+            there, gone = (
+                (chosen, (*chosen, number))
+                if number <= removed
+                else (
+                    (*chosen, number),
+                    chosen,
+                )
+            )
+            reached.setdefault(at, gone)
+            for end in _line_ends(text, at, piece):
+                reached.setdefault(end, there)
         states = reached
-    for end, taken in states.items():
-        if 0 < len(taken) < pairs:
-            yield end, taken
+    for chosen in states.values():
+        if 0 < len(chosen) < len(pieces):
+            landed = kept_text(old, new, chosen)
+            if text.startswith(landed, offset):
+                yield offset + len(landed), chosen
+
+
+def _line_ends(text: str, at: int, line: str) -> tuple[int, ...]:
+    """Where `line` ends if it stands in `text` at `at`. A last line without a terminator may
+    have got one, because another line follows it now (`hunks.kept_text`)."""
+    if not text.startswith(line, at):
+        return ()
+    end = at + len(line)
+    if line.endswith(("\n", "\r")):
+        return (end,)
+    for terminator in ("\r\n", "\n", "\r"):
+        if text.startswith(terminator, end):
+            return (end, end + len(terminator))
+    return (end,)
 
 
 def _picks(chain: _Choices) -> tuple[_Pick, ...]:
@@ -235,3 +248,19 @@ def _stale(why: str) -> Reconciliation:
         "Read the file again before proposing a new edit."
     )
     return Reconciliation(status="stale", kept=(), dropped=(), detail=detail)
+
+
+def typed_over_verdict(
+    change: PreparedEdit, hunks: Sequence[Hunk], current: str | None
+) -> Reconciliation | None:
+    """The verdict on an edit the editor did not apply while the user's typing overlapped or
+    touched some of its hunks (those are stale, the rest not applied), or None when the typing
+    kept away from every hunk. A `write_file` states the whole file: any change is in its way."""
+    if current is None or change.old_text is None or change.tool != "edit_file":
+        conflicts = {hunk.index for hunk in hunks}
+    else:
+        conflicts = set(rebase_hunks(change.old_text, current, hunks).conflicts)
+    if not conflicts:
+        return None
+    fates = [HunkFate(hunk.index, landed=False, stale=hunk.index in conflicts) for hunk in hunks]
+    return verdict(hunks, fates)

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rune_lsp.lines import strip_terminator
-from rune_lsp.loop.statuses import ReconcileStatus
+from rune_lsp.loop.state import HunkRecord
+from rune_lsp.loop.statuses import EditStatus, ReconcileStatus
 from rune_lsp.review.hunks import Hunk, changed_lines
 from rune_lsp.text_clip import shorten
 
@@ -25,6 +26,20 @@ class Reconciliation:
     kept: tuple[int, ...]  # hunk indexes (0-based) whose proposed text is in the result
     dropped: tuple[int, ...]  # hunk indexes the user discarded
     detail: str
+    fates: tuple[HunkFate, ...] = ()  # each hunk's, where the verdict was found hunk by hunk
+
+    def hunk_records(self) -> tuple[HunkRecord, ...]:
+        """Each hunk's fate for the run result, when the hunks did not all fare alike (decided
+        one by one); () when one word says it for the whole edit."""
+        records = tuple(_record(fate) for fate in self.fates)
+        if len({(r.status, r.reason) for r in records}) <= 1:
+            return ()
+        return records
+
+    def reason(self) -> str:
+        """The user's words for what they rejected, when all of it was rejected for one."""
+        said = {fate.reason.strip() for fate in self.fates if not fate.landed and not fate.stale}
+        return said.pop() if len(said) == 1 else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +74,18 @@ def verdict(hunks: Sequence[Hunk], fates: Sequence[HunkFate], *, note: str = "")
         if plain
         else _hunk_detail(hunks, status, fates, note)
     )
-    return Reconciliation(status=status, kept=kept, dropped=dropped, detail=detail)
+    return Reconciliation(
+        status=status, kept=kept, dropped=dropped, detail=detail, fates=tuple(fates)
+    )
+
+
+def _record(fate: HunkFate) -> HunkRecord:
+    status: EditStatus
+    if fate.landed:
+        status = "applied" if fate.lines is None else "partial"
+    else:
+        status = "stale" if fate.stale else "rejected"
+    return HunkRecord(hunk_id=fate.index + 1, status=status, reason=fate.reason.strip() or None)
 
 
 def _plain_detail(

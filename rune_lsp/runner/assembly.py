@@ -9,14 +9,14 @@ the loop and its bounds, the check, and what the receipt and the pending record 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
 from rune_lsp.loop.events import EventSink
 from rune_lsp.loop.ports import Model
 from rune_lsp.loop.runtime import AgentLoop, LoopConfig
-from rune_lsp.loop.state import Outcome, RunResult
+from rune_lsp.loop.state import Message, Outcome, RunResult
 from rune_lsp.loop.task import FixTarget, FixTask
 from rune_lsp.runner.context import related_files
 from rune_lsp.runner.driver import Reviewer, RunDriver, RunMeta, StopReason
@@ -25,6 +25,8 @@ from rune_lsp.settings import Settings
 from rune_lsp.store.pending import PendingStore
 from rune_lsp.store.receipts import ReceiptStore
 from rune_lsp.store.scrub import secrets_in
+from rune_lsp.store.transcripts import TranscriptStore
+from rune_lsp.tools.allowed_commands import CommandAllowance
 from rune_lsp.tools.documents import DocumentSource
 from rune_lsp.tools.errors import AccessDenied, ToolError
 from rune_lsp.tools.executor import WorkspaceTools
@@ -72,6 +74,27 @@ def with_check_output(tools: WorkspaceTools, path: Path, task: FixTask, output: 
     ).prompt()
 
 
+class UnknownRunError(Exception):
+    """A follow-up names a run whose conversation is not kept (unknown, or expired)."""
+
+
+def follow_up(target: FixTarget, transcripts: TranscriptStore) -> tuple[str, tuple[Message, ...]]:
+    """The task and the history of a follow-up turn on run `target.continues`: its
+    conversation as the model saw it, then the instruction as the user's next message.
+    Raises UnknownRunError when that run's conversation is not kept."""
+    run_id = target.continues or ""
+    try:
+        history = transcripts.load(run_id)
+    except ValueError:  # InvalidRunIdError: an id that is no safe file name
+        history = None
+    if history is None:
+        raise UnknownRunError(
+            f"run {run_id} cannot be continued: it is unknown or expired (the last "
+            f"{transcripts.max_count} finished runs are kept for a follow-up)"
+        )
+    return target.instruction or "", history
+
+
 def not_run(run_id: str, outcome: Outcome, error: str, settings: Settings) -> RunResult:
     """The result of a run that ended before its first model turn (refused, or its model
     could not start)."""
@@ -89,6 +112,9 @@ class RunParts:
     meta: RunMeta
     verifier: Verifier | None
     recompose: Callable[[str], str] | None = None
+    allowance: CommandAllowance = field(default_factory=CommandAllowance)
+    #: The conversation of the run this one continues (a follow-up turn), else ().
+    history: tuple[Message, ...] = ()
 
     def driver(
         self,
@@ -98,6 +124,7 @@ class RunParts:
         pending_store: PendingStore | None = None,
         concurrent_reviews: bool = False,
         cancel_means: StopReason = "cancel",
+        transcripts: TranscriptStore | None = None,
     ) -> RunDriver:
         return RunDriver(
             loop=self.loop,
@@ -106,9 +133,12 @@ class RunParts:
             pending_store=pending_store,
             receipt_store=receipt_store,
             verifier=self.verifier,
+            allowance=self.allowance,
             concurrent_reviews=concurrent_reviews,
             cancel_means=cancel_means,
             recompose=self.recompose,
+            history=self.history,
+            transcripts=transcripts,
         )
 
 
@@ -123,10 +153,12 @@ def assemble(
     on_event: EventSink | None = None,
     session_id: str = "",
     save_first: SaveHook | None = None,
+    history: tuple[Message, ...] = (),
 ) -> RunParts:
     """A run of `task` on `document` (a `FixTask` for a fresh run, recomposed with the first
-    check's output; the prompt text of a resumed one). `save_first`: asked before each check
-    which touched documents are still unsaved (an editor's buffers; the disk needs none)."""
+    check's output; the prompt text of a resumed one or of a follow-up). `save_first`: asked
+    before each check which touched documents are still unsaved (an editor's buffers; the disk
+    needs none). `history`: the conversation it continues (`follow_up`)."""
     loop = AgentLoop(
         model,
         tools,
@@ -161,7 +193,16 @@ def assemble(
         session_id=session_id,
         workspace_root=str(tools.root),
     )
-    return RunParts(tools=tools, loop=loop, meta=meta, verifier=verifier, recompose=recompose)
+    allowance = CommandAllowance(settings.allowed_commands)
+    return RunParts(
+        tools=tools,
+        loop=loop,
+        meta=meta,
+        verifier=verifier,
+        recompose=recompose,
+        allowance=allowance,
+        history=history,
+    )
 
 
 def _served(model: Model, settings: Settings) -> tuple[str, str]:

@@ -19,17 +19,20 @@ from typing import Literal, Protocol
 from rune_lsp.loop.events import CheckStarted, EventEmitter
 from rune_lsp.loop.runtime import AgentLoop
 from rune_lsp.loop.state import (
+    Approve,
     Decision,
     EditRecord,
     Finished,
     Landed,
+    Message,
     PreparedChange,
+    PreparedCommand,
     PreparedEdit,
     RunOutcome,
     RunResult,
     RunState,
 )
-from rune_lsp.loop.statuses import recorded_verdict
+from rune_lsp.loop.statuses import WITHDRAWN, recorded_verdict
 from rune_lsp.review.diff import unified_diff
 from rune_lsp.runner.check_result import CheckCannotRun, CheckCannotRunError
 from rune_lsp.runner.verify import (
@@ -44,7 +47,9 @@ from rune_lsp.store.pending import PendingRun, PendingStore
 from rune_lsp.store.receipt import CheckRecord
 from rune_lsp.store.receipt_builder import DIFF_CAP, build_receipt
 from rune_lsp.store.receipts import ReceiptStore
+from rune_lsp.store.transcripts import TranscriptStore
 from rune_lsp.text_clip import clip
+from rune_lsp.tools.allowed_commands import CommandAllowance
 from rune_lsp.tools.paths import display_path
 
 log = logging.getLogger(__name__)
@@ -89,7 +94,14 @@ class RunDriver:
     pending_store: PendingStore | None = None
     receipt_store: ReceiptStore | None = None
     verifier: Verifier | None = None
+    #: Commands that run without asking: `allowedCommands`, and those the user allowed for the
+    #: rest of this run.
+    allowance: CommandAllowance = field(default_factory=CommandAllowance)
     started_at: float = field(default_factory=time.time)
+    #: An earlier run's conversation this run continues (a follow-up turn), and where a
+    #: finished run's conversation is kept for one (store/transcripts.py).
+    history: tuple[Message, ...] = ()
+    transcripts: TranscriptStore | None = None
     _state: RunState | None = None
     #: What a cancellation nobody explained with `stop` means. The server says `interrupt`:
     #: a cancel nobody asked for means the editor or the server went away.
@@ -133,7 +145,11 @@ class RunDriver:
                 task = self.recompose(f"{record.stdout_tail}\n{record.stderr_tail}")
                 self.meta = replace(self.meta, task=task)
         return await self.loop.run(
-            self.meta.task, run_id=run_id, target=self._target(), checker=self._feed
+            self.meta.task,
+            run_id=run_id,
+            target=self._target(),
+            checker=self._feed,
+            history=self.history,
         )
 
     def _target(self) -> str | None:
@@ -196,6 +212,8 @@ class RunDriver:
             }
         )
         result = self._store_receipt(result, state, check)
+        if self.transcripts is not None and state is not None:
+            self.transcripts.save(run_id, state.messages, secrets=self.meta.secrets)
         if self.pending_store is not None and not self._keeps_pause:
             self.pending_store.discard(run_id)
         return result
@@ -223,9 +241,23 @@ class RunDriver:
         return await self.loop.resume(state, checker=self._feed)
 
     async def _review_one(self, change: PreparedChange, state: RunState) -> None:
-        state.turn.decide(change.edit_id, await self.reviewer.decide(change, state))
+        decision = await self._decision(change, state)
+        if isinstance(decision, Landed) and decision.diff:  # what landed of a partial edit
+            state.diffs[change.edit_id] = clip(decision.diff, DIFF_CAP)
+            decision = decision.model_copy(update={"diff": ""})
+        state.turn.decide(change.edit_id, decision)
         if state.turn.undecided:  # after the last decision the pause is discarded by the caller
             self._persist(state)
+
+    async def _decision(self, change: PreparedChange, state: RunState) -> Decision:
+        if not isinstance(change, PreparedCommand):
+            return await self.reviewer.decide(change, state)
+        if self.allowance.allows(change.command):
+            return Approve()
+        decision = await self.reviewer.decide(change, state)
+        if isinstance(decision, Approve) and decision.for_run:
+            self.allowance = self.allowance.adding(change.command)
+        return decision
 
     def _persist(self, state: RunState) -> None:
         if self.pending_store is None:
@@ -299,7 +331,7 @@ class RunDriver:
             error=error,
             iterations_used=state.iterations_used,
             iteration_budget=state.iteration_budget,
-            edits=tuple(_edits_at_cancel(state)),
+            edits=tuple(_edits_at_cancel(state, withdrawn=not self._keeps_pause)),
         )
 
     async def _verify(self, result: RunResult) -> CheckOutcome | None:
@@ -357,12 +389,16 @@ def _displayed(edits: tuple[EditRecord, ...], root: str | None) -> tuple[EditRec
     return tuple(shown)
 
 
-def _edits_at_cancel(state: RunState) -> list[EditRecord]:
-    """Edits an editor already applied stay reported as such; the rest were never applied."""
+def _edits_at_cancel(state: RunState, *, withdrawn: bool) -> list[EditRecord]:
+    """Edits an editor already applied stay reported as such; the rest were never applied.
+    `withdrawn`: no pause is kept, so an edit still pending can never be decided; its detail
+    says so (a kept pause's edits are still pending, for `rune.resume`)."""
     records: list[EditRecord] = []
     for record in state.edits:
         decision = state.turn.decisions.get(record.edit_id)
         if record.status == "pending" and isinstance(decision, Landed):
             record = record.model_copy(update={"status": recorded_verdict(decision.status)})
+        elif record.status == "pending" and withdrawn and not record.detail:
+            record = record.model_copy(update={"detail": WITHDRAWN})
         records.append(record)
     return records

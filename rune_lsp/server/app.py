@@ -163,8 +163,17 @@ class RuneServer(LanguageServer):
     def client_saves(self) -> bool:
         """The client answers `rune/saveDocuments` (our VS Code extension advertises it as the
         experimental capability `runeSaveDocuments`); LSP itself has no way to ask for a save."""
+        return self._experimental("runeSaveDocuments")
+
+    @property
+    def client_approves_commands(self) -> bool:
+        """The client answers `rune/approveCommand` (experimental `runeCommandApproval`): its
+        own prompt, which can allow a command for the run or always."""
+        return self._experimental("runeCommandApproval")
+
+    def _experimental(self, name: str) -> bool:
         experimental = self.client_capabilities.experimental
-        return isinstance(experimental, dict) and experimental.get("runeSaveDocuments") is True
+        return isinstance(experimental, dict) and experimental.get(name) is True
 
     async def ask(
         self,

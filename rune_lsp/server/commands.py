@@ -12,7 +12,14 @@ from typing import Annotated, Any, TypeVar
 
 from cattrs import transform_error
 from lsprotocol import converters, types
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pygls.exceptions import JsonRpcInvalidParams
 
 from rune_lsp.loop.task import FixTarget, TaskDiagnostic
@@ -41,6 +48,14 @@ class FixThisArgs(_Args):
     range: RangeArg | None = None
     instruction: str | None = None
     diagnostics: tuple[dict[str, Any], ...] = ()
+    #: A follow-up turn: the runId whose conversation the new run continues.
+    continues: str | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _follow_up_says_something(self) -> FixThisArgs:
+        if self.continues is not None and not (self.instruction or "").strip():
+            raise ValueError("a follow-up (continues) needs an instruction")
+        return self
 
     @field_validator("diagnostics")
     @classmethod
@@ -64,6 +79,7 @@ class FixThisArgs(_Args):
             end_line=self.range.end.line if self.range else None,
             instruction=self.instruction,
             diagnostics=tuple(_task_diagnostic(d) for d in self.lsp_diagnostics()),
+            continues=self.continues,
         )
 
 
@@ -88,6 +104,18 @@ class HunkArgs(EditVerdictArgs):
 
     hunk_id: int = Field(alias="hunkId", ge=1)
     lines: tuple[Annotated[int, Field(ge=1)], ...] | None = Field(default=None, min_length=1)
+
+
+class KeepLinesArgs(_Args):
+    """`rune.keepLines`: the text that replaces a hunk's old lines when only `lines` of its
+    changed lines are accepted (`rune_lsp.review.hunks.LINE_NUMBERING`), so that every client
+    decides a per-line accept by the server's one rule."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", strict=True)
+
+    old_text: str = Field(alias="oldText", max_length=1_000_000)
+    new_text: str = Field(alias="newText", max_length=1_000_000)
+    lines: list[Annotated[int, Field(ge=1)]] = Field(min_length=1, max_length=10_000)
 
 
 A = TypeVar("A", bound=_Args)

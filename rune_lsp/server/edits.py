@@ -1,5 +1,5 @@
 """`rune.acceptEdit`, `rune.rejectEdit`, `rune.acceptHunk`, `rune.rejectHunk`, `rune.showDiff`:
-review mode B from any client."""
+review mode B from any client; `rune.keepLines`: the per-line rule for a client's own review."""
 
 from __future__ import annotations
 
@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from rune_lsp.interface import ACCEPT_EDIT, ACCEPT_HUNK, REJECT_EDIT, REJECT_HUNK, SHOW_DIFF
+from rune_lsp.interface import (
+    ACCEPT_EDIT,
+    ACCEPT_HUNK,
+    KEEP_LINES,
+    REJECT_EDIT,
+    REJECT_HUNK,
+    SHOW_DIFF,
+)
 from rune_lsp.server.app import RuneServer
 
 if TYPE_CHECKING:
@@ -45,6 +52,18 @@ def register(server: RuneServer, services: Services) -> None:
             raise _unknown(SHOW_DIFF, request.edit_id) from None
         ls.tell(diff, types.MessageType.Info)
         return {"diff": diff}
+
+    @server.command(KEEP_LINES)
+    def keep_lines(ls: RuneServer, *args: Any) -> dict[str, str]:
+        from rune_lsp.review.errors import LineSelectionError
+        from rune_lsp.review.hunks import kept_text
+        from rune_lsp.server.commands import KeepLinesArgs, parse  # pydantic: on first use
+
+        request = parse(KeepLinesArgs, KEEP_LINES, args)
+        try:
+            return {"text": kept_text(request.old_text, request.new_text, request.lines)}
+        except LineSelectionError as exc:
+            raise JsonRpcInvalidParams(f"{KEEP_LINES}: the hunk has {exc}") from None
 
 
 async def _resolve(desk: ReviewDesk, command: str, args: tuple[Any, ...], verdict: Verdict) -> str:

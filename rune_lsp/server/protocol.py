@@ -252,3 +252,14 @@ def _camel_path(line: str) -> str:
     if not at:
         return line
     return f"{text} @ {re.sub(r'_([a-z])', lambda m: m.group(1).upper(), path)}"
+
+
+def plain(value: object) -> Any:
+    """An answer to one of rune's own requests as plain JSON values: pygls hands the result of
+    a method it does not know over as `pygls.protocol.Object` namedtuples."""
+    as_dict = getattr(value, "_asdict", None)
+    if callable(as_dict):
+        return {key: plain(item) for key, item in as_dict().items()}
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    return value

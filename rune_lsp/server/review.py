@@ -40,9 +40,11 @@ from rune_lsp.review import (
     build_plain_edit,
     compute_hunks,
     edit_label,
+    landed_diff,
     reconcile,
 )
 from rune_lsp.review.hunk_review import HunkReview
+from rune_lsp.review.reconcile import typed_over_verdict
 from rune_lsp.server.app import RuneServer
 from rune_lsp.server.approval import ask_to_run
 from rune_lsp.server.desk import OpenReview, ReviewDesk
@@ -61,6 +63,9 @@ CHANGE_GRACE_SECONDS = 2.0
 #: user reading the refactor preview, so it is generous; but never for ever, since the review
 #: lock is server-wide and every other review waits behind it (`RUNE_REVIEW_WAIT`).
 REVIEW_WAIT_SECONDS = 600.0
+#: How often one proposal is shown in a Refactor Preview while the user keeps typing
+#: elsewhere (each time the editor refuses it for an older version): bounded, then `stale`.
+PREVIEW_RESENDS = 3
 
 #: The tools' re-check right before a change is sent (`ToolExecutor.recheck`): the change to
 #: send (rebased onto the current text when another edit landed meanwhile) or the refusal
@@ -99,7 +104,7 @@ class LspReviewer:
     async def decide(self, change: PreparedChange, state: RunState) -> Decision:
         self._state = state
         if isinstance(change, PreparedCommand):
-            return await ask_to_run(self.server, change, self.request_timeout)
+            return await ask_to_run(self.server, change, self.request_timeout, run_id=self.run_id)
         if self.server.annotation_support:
             return await self._preview(change)
         return await self._by_diagnostic(change)
@@ -110,24 +115,30 @@ class LspReviewer:
     # --- mode A ---------------------------------------------------------------------------------
 
     async def _preview(self, change: PreparedEdit) -> Decision:
+        """One Refactor Preview; sent again, rebased on the new text, while the editor refuses
+        it only because the user typed elsewhere meanwhile (no model turn is spent on that)."""
         async with self.desk.apply_lock:
-            sent = await self.recheck(change)
-            if not isinstance(sent, PreparedEdit):
-                return _refused(sent)
-            change = sent
-            path = Path(change.path)
-            hunks = compute_hunks(change.old_text or "", change.new_text)
-            label = edit_label(change, self.display_path(change.path))
-            edit = build_annotated_edit(
-                change,
-                uri=self.documents.uri_for(path),
-                version=self.documents.version(path),
-                label=label,
-                description=first_line(change.reason) or label,
-                encoding=self._encoding(),
-                hunks=hunks,
-            )
-            return await self._send(change, hunks, edit, label, confirmable=True)
+            for _ in range(PREVIEW_RESENDS):
+                sent = await self.recheck(change)
+                if not isinstance(sent, PreparedEdit):
+                    return _refused(sent)
+                path = Path(sent.path)
+                hunks = compute_hunks(sent.old_text or "", sent.new_text)
+                label = edit_label(sent, self.display_path(sent.path))
+                edit = build_annotated_edit(
+                    sent,
+                    uri=self.documents.uri_for(path),
+                    version=self.documents.version(path),
+                    label=label,
+                    description=first_line(change.reason) or label,
+                    encoding=self._encoding(),
+                    hunks=hunks,
+                )
+                landed = await self._send(sent, hunks, edit, label, confirmable=True)
+                if isinstance(landed, Landed):
+                    return landed
+                log.info("preview of %s refused after typing elsewhere: sent again", path)
+            return _moved_on()
 
     # --- both modes -----------------------------------------------------------------------------
 
@@ -140,13 +151,14 @@ class LspReviewer:
         *,
         confirmable: bool,
         judge: Judge | None = None,
-    ) -> Landed:
+    ) -> Landed | MovedOn:
         """One applyEdit, then what landed: the text after it compared with the proposal.
 
         `confirmable`: the user may untick hunks in the editor (mode A), so `applied: true`
         alone says little. A plain edit (mode B) cannot land in part: when the editor has
         not synced the buffer yet (Emacs' eglot sends didChange only once idle), its
-        `applied: true` stands.
+        `applied: true` stands. A refusal caused only by typing elsewhere is `MovedOn`
+        (mode A sends the edit again; mode B reports it stale).
         """
         judge = judge or _as_landed
         path = Path(change.path)
@@ -178,10 +190,10 @@ class LspReviewer:
                 return await self._unclear(change, hunks, changed, f"the editor's {exc}", judge)
             except JsonRpcException as exc:  # eglot answers a "no" with an error
                 return self._not_applied(
-                    change, str(exc) or "the editor refused the edit", answered=False
+                    change, hunks, str(exc) or "the editor refused the edit", answered=False
                 )
             if not response.applied:
-                return self._not_applied(change, response.failure_reason)
+                return self._not_applied(change, hunks, response.failure_reason)
             if confirmable:
                 verdict = judge(await self._what_landed(change, hunks, typed))
             else:
@@ -194,6 +206,10 @@ class LspReviewer:
                         Reconciliation("applied", kept=everything, dropped=(), detail=detail)
                     )
                 verdict = judge(reconcile(change.old_text, hunks, landed))
+            if verdict.status == "partial":  # the receipt shows what landed, not the proposal
+                verdict = verdict.model_copy(
+                    update={"diff": landed_diff(change, sent_text, self._current_text(path))}
+                )
             if landed_on is not None and verdict.status in ("applied", "partial"):
                 landing = landing_of(
                     self.run_id,
@@ -210,8 +226,10 @@ class LspReviewer:
             return verdict
         # A reviewing client (the VS Code extension's inline review) passes the user's reason
         # for the hunks it dropped, though the edit landed in part.
-        said = f" The user said: {response.failure_reason}"
-        return verdict.model_copy(update={"detail": verdict.detail + said})
+        said = response.failure_reason
+        return verdict.model_copy(
+            update={"detail": f"{verdict.detail} The user said: {said}", "reason": said}
+        )
 
     async def _what_landed(
         self, change: PreparedEdit, hunks: Sequence[Hunk], typed: TextLog
@@ -254,21 +272,38 @@ class LspReviewer:
         return Landed(status="rejected", detail=f"the edit was not applied: {reason}")
 
     def _not_applied(
-        self, change: PreparedEdit, reason: str | None, *, answered: bool = True
-    ) -> Landed:
-        """`applied: false` is the user's no, unless the document moved on meanwhile: editors
-        refuse an edit for an older version (VS Code answers false without a reason). A no
-        answered with a reason is the user's, though they typed elsewhere meanwhile (the inline
-        review of the VS Code extension always gives one)."""
-        moved = self._current_text(Path(change.path)) != change.old_text
-        if moved and not (answered and reason):
-            return Landed(
-                status="stale",
-                detail="stale: the document changed after the edit was proposed, so the editor "
-                "did not apply it. Read the file again before proposing a new edit.",
-            )
+        self,
+        change: PreparedEdit,
+        hunks: Sequence[Hunk],
+        reason: str | None,
+        *,
+        answered: bool = True,
+    ) -> Landed | MovedOn:
+        """`applied: false` is the user's no, unless the document moved on meanwhile.
+
+        Typing that came near a hunk makes the edit `stale` whatever the answer says (the VS
+        Code extension's inline review answers "the user rejected it" when the user typed
+        inside the only hunk; mode B calls the same typing stale: review/hunk_review.py).
+        Typing elsewhere: editors refuse an edit for an older version (VS Code answers false
+        without a reason), which is `MovedOn`, to send again; a no answered with a reason is
+        the user's, though they typed elsewhere meanwhile (the inline review always gives one).
+        """
+        current = self._current_text(Path(change.path))
+        if current != change.old_text:
+            typed_over = typed_over_verdict(change, hunks, current)
+            if typed_over is not None:
+                said = f" The user said: {reason}" if answered and reason else ""
+                return _as_landed(typed_over).model_copy(
+                    update={"detail": typed_over.detail + said}
+                )
+            if not (answered and reason):
+                return MovedOn()
         if reason:
-            return Landed(status="rejected", detail=f"the editor did not apply the edit: {reason}")
+            return Landed(
+                status="rejected",
+                detail=f"the editor did not apply the edit: {reason}",
+                reason=reason,
+            )
         return Landed(status="rejected", detail="the user rejected the edit")
 
     def _current_text(self, path: Path) -> str | None:
@@ -366,10 +401,24 @@ class LspReviewer:
             def judge(outcome: Reconciliation) -> Landed:
                 if outcome.status != "applied":  # the editor did something else
                     return _as_landed(outcome)
-                landed = state.verdict(landed=True)
-                return Landed(status=landed.status, detail=landed.detail)
+                return _as_landed(state.verdict(landed=True))
 
-            return await self._send(proposal, hunks, edit, label, confirmable=False, judge=judge)
+            landed = await self._send(proposal, hunks, edit, label, confirmable=False, judge=judge)
+            return landed if isinstance(landed, Landed) else _moved_on()
+
+
+@dataclass(frozen=True, slots=True)
+class MovedOn:
+    """The editor refused an edit only because the document changed elsewhere meanwhile: it
+    still fits the new text once rebased (tools/rebase.py), so it is sent again."""
+
+
+def _moved_on() -> Landed:
+    return Landed(
+        status="stale",
+        detail="stale: the document changed after the edit was proposed, so the editor "
+        "did not apply it. Read the file again before proposing a new edit.",
+    )
 
 
 def _refused(refusal: PreparedChange | ToolOutcome) -> Landed:
@@ -383,7 +432,12 @@ def _nothing_landed(state: HunkReview) -> Landed:
 
 
 def _as_landed(outcome: Reconciliation) -> Landed:
-    return Landed(status=outcome.status, detail=outcome.detail)
+    return Landed(
+        status=outcome.status,
+        detail=outcome.detail,
+        reason=outcome.reason(),
+        hunks=outcome.hunk_records(),
+    )
 
 
 __all__ = ["CHANGE_GRACE_SECONDS", "REVIEW_WAIT_SECONDS", "LspReviewer"]

@@ -17,9 +17,16 @@ from typing import Any
 from lsprotocol import types
 
 from rune_lsp.loop.events import RunEvent
-from rune_lsp.loop.state import Approve, Reject, RunResult
+from rune_lsp.loop.state import Approve, Message, Reject, RunResult
 from rune_lsp.loop.task import FixTarget, FixTask
-from rune_lsp.runner.assembly import assemble, compose_task, not_run, workspace_tools
+from rune_lsp.runner.assembly import (
+    UnknownRunError,
+    assemble,
+    compose_task,
+    follow_up,
+    not_run,
+    workspace_tools,
+)
 from rune_lsp.runner.driver import RunDriver, StopReason
 from rune_lsp.runner.offered_check import offered_check
 from rune_lsp.runner.summary import run_summary
@@ -40,6 +47,7 @@ from rune_lsp.store.ownership import RunRegistry, SessionLock, new_session_id
 from rune_lsp.store.pending import PendingRun, PendingStore
 from rune_lsp.store.receipts import ReceiptStore
 from rune_lsp.text_clip import clip
+from rune_lsp.store.transcripts import TranscriptStore
 from rune_lsp.tools.errors import AccessDenied
 from rune_lsp.tools.executor import WorkspaceTools
 from rune_lsp.tools.paths import display_path
@@ -81,6 +89,7 @@ class RunManager:
         #: The provider for the current settings: `model(settings)`.
         self.model = ModelCache(local)
         self._receipts: ReceiptStore | None = None
+        self._transcripts: TranscriptStore | None = None
         self.late = LateLandings(
             server,
             documents,
@@ -105,9 +114,23 @@ class RunManager:
         failed = self._unwritable_state(run_id)
         if failed is not None:
             return failed
+        prompt: FixTask | str = task
+        history: tuple[Message, ...] = ()
+        if target.continues is not None:  # a follow-up: the instruction after the transcript
+            try:
+                prompt, history = follow_up(target, self.transcript_store)
+            except UnknownRunError as exc:
+                return not_run(run_id, "failed", str(exc), self.server.settings)
         settings = await self._offer_check(tools, path)
         return await self._launch(
-            run_id, _doc_key(path), request_id, path, task, tools=tools, settings=settings
+            run_id,
+            _doc_key(path),
+            request_id,
+            path,
+            prompt,
+            tools=tools,
+            settings=settings,
+            history=history,
         )
 
     async def _offer_check(self, tools: WorkspaceTools, path: Path) -> Settings:
@@ -147,6 +170,7 @@ class RunManager:
         tools: WorkspaceTools | None = None,
         resumed: PendingRun | None = None,
         settings: Settings | None = None,
+        history: tuple[Message, ...] = (),
     ) -> RunResult:
         failed = await self._start_local(run_id)
         if failed is not None:
@@ -156,7 +180,9 @@ class RunManager:
             self.cancel(previous.run_id, reason="supersede")
         generation = self.registry.claim(doc_key, run_id)
         progress = RunProgress(self.server, f"rune/{run_id}", f"Rune: {path.name}")
-        driver = self._driver(run_id, path, task, progress, tools or self.tools_for(path), settings)
+        driver = self._driver(
+            run_id, path, task, progress, tools or self.tools_for(path), settings, history
+        )
         running = driver.launch(run_id, resumed.state if resumed else None)
         run = ActiveRun(run_id, doc_key, running, progress, driver, request_id)
         self.active[run_id] = run
@@ -225,6 +251,7 @@ class RunManager:
         progress: RunProgress,
         tools: WorkspaceTools,
         settings: Settings | None = None,
+        history: tuple[Message, ...] = (),
     ) -> RunDriver:
         """`settings`: this run's (an accepted offered check), else the server's."""
         settings = settings or self.server.settings
@@ -251,6 +278,7 @@ class RunManager:
             on_event=on_event,
             session_id=self.session,
             save_first=self._unsaved,
+            history=history,
         )
         reviewer = LspReviewer(
             desk=self.desk,
@@ -268,6 +296,7 @@ class RunManager:
             pending_store=self.pending_store,
             concurrent_reviews=not self.server.annotation_support,
             cancel_means="interrupt",  # an unasked cancel: the editor or the server went away
+            transcripts=self.transcript_store,
         )
 
     async def _unsaved(self, paths: Sequence[str]) -> list[str]:
@@ -363,6 +392,16 @@ class RunManager:
         ):
             current = ReceiptStore(settings.resolved_state_dir, max_count=settings.max_receipts)
             self._receipts = current
+        return current
+
+    @property
+    def transcript_store(self) -> TranscriptStore:
+        """The finished runs' conversations for follow-ups; one store while `stateDir` stays,
+        so the recent ones are served from memory."""
+        root = self.server.settings.resolved_state_dir
+        current = self._transcripts
+        if current is None or current.directory.parent != root:
+            current = self._transcripts = TranscriptStore(root)
         return current
 
     def interrupted(self) -> list[PendingRun]:

@@ -21,15 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rune_lsp.loop.state import Landed, RunState
+from rune_lsp.loop.statuses import UNDONE
 from rune_lsp.server.documents import LspDocuments
 from rune_lsp.store.receipts import ReceiptStore
 
 log = logging.getLogger(__name__)
 
-#: How the detail of an undone edit starts.
-UNDONE = (
-    "undone by the user in the editor (Ctrl+Z): the file is back to its text before this edit. "
-)
 #: How long a run may still go on after an undo before its receipt is checked for it.
 RUN_WAIT_SECONDS = 3600.0
 _POLL_SECONDS = 0.5

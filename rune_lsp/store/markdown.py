@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from rune_lsp.loop.state import HunkRecord
 from rune_lsp.store.receipt import CheckRecord, Receipt
 from rune_lsp.text_clip import shorten
 
@@ -24,6 +25,7 @@ def render_receipt(receipt: Receipt) -> str:
         _quoted("Answer", receipt.result.answer or "(no answer)"),
         _edits(receipt),
         _calls(receipt),
+        _commands(receipt),
         _turns(receipt),
         _check(receipt.check),
         _notes(receipt.notes),
@@ -83,10 +85,19 @@ def _edits(receipt: Receipt) -> str:
         ]
         if edit.detail:
             block += ["", _inline(edit.detail)]
+        if edit.reason:
+            block += ["", f"The user's reason: {_inline(edit.reason)}"]
+        if edit.hunks:
+            block += ["", *(_hunk_line(hunk) for hunk in edit.hunks)]
         if edit.diff:
             block += ["", _fenced(edit.diff, "diff")]
         parts.append("\n".join(block))
     return "\n\n".join(parts)
+
+
+def _hunk_line(hunk: HunkRecord) -> str:
+    said = f": {_inline(hunk.reason)}" if hunk.reason else ""
+    return f"- hunk {hunk.hunk_id}: {hunk.status}{said}"
 
 
 def _calls(receipt: Receipt) -> str:
@@ -109,6 +120,19 @@ def _calls(receipt: Receipt) -> str:
         )
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
+
+
+def _commands(receipt: Receipt) -> str:
+    """Each command whole, with the output the model read (the table holds only its head)."""
+    blocks = [
+        f"### Step {call.iteration}: run_command, {call.status}\n\n"
+        + _fenced(call.command, "sh")
+        + "\n\n"
+        + _fenced(call.output or "(no output)", "text")
+        for call in receipt.tool_calls
+        if call.command is not None
+    ]
+    return "\n\n".join(["## Commands", *blocks]) if blocks else ""
 
 
 def _turns(receipt: Receipt) -> str:

@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
-from rune_lsp.loop.state import CallRecord, Outcome, RunResult, TurnRecord
+from rune_lsp.loop.state import CallRecord, HunkRecord, Outcome, RunResult, TurnRecord
 from rune_lsp.loop.statuses import EditStatus, ToolStatus
 from rune_lsp.store.urls import StoredUrl
 
@@ -49,6 +49,9 @@ class ReceiptCall(_Stored):
     iteration: int
     started_at: float
     duration_ms: float
+    # run_command only: the command and the whole result the model read.
+    command: str | None = None
+    output: str | None = None
 
     @classmethod
     def from_record(cls, record: CallRecord) -> ReceiptCall:
@@ -56,7 +59,8 @@ class ReceiptCall(_Stored):
 
 
 class ReceiptEdit(_Stored):
-    """An edit with its final status and the diff that was proposed ("" for commands)."""
+    """An edit with its final status, the user's reasons, and its diff ("" for commands): what
+    landed for a `partial` edit, else what was proposed."""
 
     edit_id: str
     tool: str
@@ -64,6 +68,8 @@ class ReceiptEdit(_Stored):
     status: EditStatus
     detail: str = ""
     diff: str = ""
+    reason: str | None = None  # the user's words with a rejection
+    hunks: tuple[HunkRecord, ...] | None = None  # each hunk's fate, decided one by one
 
 
 class ReceiptTurn(_Stored):

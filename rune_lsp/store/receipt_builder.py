@@ -39,6 +39,9 @@ PATH_CAP = 1_000
 DIFF_CAP = 32_000
 OUTPUT_TAIL_CAP = 8_000
 COMMAND_CAP = 1_000
+#: A command's output as the model read it: already within the tool-output cap (12,000 by
+#: default), so this only bites on a raised `toolOutputCap`.
+COMMAND_OUTPUT_CAP = 32_000
 
 # List caps: a run has at most interface.MAX_ITERATIONS model turns, so these only bite on a
 # runaway model.
@@ -94,6 +97,8 @@ def build_receipt(
                 status=edit.status,
                 detail=edit.detail,
                 diff=diffs.get(edit.edit_id, ""),
+                reason=edit.reason,
+                hunks=edit.hunks,
             )
             for edit in edits
         ),
@@ -195,12 +200,19 @@ def _slots(data: dict[str, Any]) -> list[_CappedSlot]:
     for index, edit in enumerate(result["edits"]):
         add(edit, "path", f"result.edits[{index}].path", PATH_CAP)
         add(edit, "detail", f"result.edits[{index}].detail", DETAIL_CAP)
+        add(edit, "reason", f"result.edits[{index}].reason", DETAIL_CAP)
+    for index, call in enumerate(result["toolCalls"]):
+        add(call, "command", f"result.toolCalls[{index}].command", COMMAND_CAP)
+        add(call, "output", f"result.toolCalls[{index}].output", COMMAND_OUTPUT_CAP)
     for index, call in enumerate(data["toolCalls"]):
         add(call, "arguments", f"toolCalls[{index}].arguments", ARGUMENTS_CAP)
         add(call, "digest", f"toolCalls[{index}].digest", DIGEST_CAP)
+        add(call, "command", f"toolCalls[{index}].command", COMMAND_CAP)
+        add(call, "output", f"toolCalls[{index}].output", COMMAND_OUTPUT_CAP)
     for index, edit in enumerate(data["edits"]):
         add(edit, "path", f"edits[{index}].path", PATH_CAP)
         add(edit, "detail", f"edits[{index}].detail", DETAIL_CAP)
+        add(edit, "reason", f"edits[{index}].reason", DETAIL_CAP)
         add(edit, "diff", f"edits[{index}].diff", DIFF_CAP)
     check = data.get("check")
     if isinstance(check, dict):

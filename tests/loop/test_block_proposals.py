@@ -288,3 +288,50 @@ async def test_a_block_for_a_file_that_cannot_be_read_is_refused_naming_it() -> 
     assert executor.prepared == []
     assert "utils.py, which could not be read" in model.calls[1].messages[-1].content
     assert isinstance(outcome, Finished)
+
+
+#: Issue 27 point 6, replayed: a two-line fix, the user takes one line and rejects the other,
+#: and the model's closing summary quotes its whole proposal again.
+TWO_LINES = "def add(a, b):\n    x = a\n    y = b\n    return x - y\n"
+TWO_LINE_FIX = (
+    "Two problems:\n\n```python\ndef add(a, b):\n    x = int(a)\n    y = b\n    return x + y\n```\n"
+)
+SUMMARY_QUOTING_IT = (
+    "I changed `add` to convert `a` and to add:\n\n```python\n"
+    "def add(a, b):\n    x = int(a)\n    y = b\n    return x + y\n"
+    "```\n\nThat is the whole fix."
+)
+
+
+async def after_a_partial_accept(then: str) -> tuple[ScriptedModel, RunOutcome]:
+    """TWO_LINE_FIX proposed; the user took `x = int(a)` and rejected `return x + y` (the file
+    holds what landed); `then` is the model's next answer."""
+    executor = executor_with({"app.py": TWO_LINES})
+    model = ScriptedModel.of(answer(TWO_LINE_FIX), answer(then))
+    loop = AgentLoop(model, executor, LoopConfig())
+    paused = await loop.run("Fix add.", run_id="r1", target="app.py")
+    assert isinstance(paused, Paused)
+    [change] = paused.state.turn.pending
+    executor.files["app.py"] = TWO_LINES.replace("x = a", "x = int(a)")
+    paused.state.turn.decide(change.edit_id, Landed(status="partial", detail="kept part"))
+    return model, await loop.resume(paused.state)
+
+
+async def test_a_summary_quoting_what_the_user_just_rejected_is_the_answer() -> None:
+    model, finished = await after_a_partial_accept(SUMMARY_QUOTING_IT)
+
+    assert isinstance(finished, Finished), "the quote became a new proposal"
+    assert finished.result.outcome == "completed"
+    assert finished.result.answer == SUMMARY_QUOTING_IT.strip()
+    assert [e.status for e in finished.result.edits] == ["partial"]
+    assert len(model.calls) == 2
+
+
+async def test_a_new_block_after_a_partial_accept_is_still_a_proposal() -> None:
+    _, again = await after_a_partial_accept(
+        SUMMARY_QUOTING_IT.replace("return x + y", "return y + x")
+    )
+
+    assert isinstance(again, Paused)  # `return y + x` is new: reviewed like any edit
+    [proposal] = again.state.turn.pending
+    assert isinstance(proposal, PreparedEdit) and "return y + x" in proposal.new_text

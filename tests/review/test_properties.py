@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from rune_lsp.lines import split_lines
 from rune_lsp.review import Hunk, apply_hunks, compute_hunks, reconcile
+from rune_lsp.review.hunks import kept_text
 
 LINES = st.sampled_from(
     ["a\n", "b\n", "c\n", "\n", "}\n", "x\r\n", "y\r", "😀 z\n", "a longer line of text\n"]
@@ -91,24 +92,18 @@ def _unify_line_endings(text: str) -> str:
 
 
 def _every_landing(old: str, hunks: tuple[Hunk, ...], most: int = 4096) -> set[str] | None:
-    """`old` with each hunk landed in any of its line-pair choices; None when too many."""
+    """`old` with each hunk landed under every choice of its changed lines (`kept_text`, the
+    one per-line rule; all or none of them too); None when too many."""
     results = {""}
     position = 0
     for hunk in hunks:
         before = old[position : hunk.old_offset]
-        olds, news = split_lines(hunk.old_text), split_lines(hunk.new_text)
-        pairs = max(len(olds), len(news))
-        if len(results) * 2**pairs > most:
+        changed = len(split_lines(hunk.old_text)) + len(split_lines(hunk.new_text))
+        if len(results) * 2**changed > most:
             return None
-        pieces = {
-            "".join(
-                (news[i] if i < len(news) else "")
-                if mask >> i & 1
-                else (olds[i] if i < len(olds) else "")
-                for i in range(pairs)
-            )
-            for mask in range(2**pairs)
-        }
+        masks = range(1, 2**changed)
+        choices = ([n + 1 for n in range(changed) if mask >> n & 1] for mask in masks)
+        pieces = {hunk.old_text} | {kept_text(hunk.old_text, hunk.new_text, c) for c in choices}
         results = {done + before + piece for done in results for piece in pieces}
         position = hunk.old_offset + len(hunk.old_text)
     return {done + old[position:] for done in results}
@@ -121,7 +116,7 @@ def test_reconcile_calls_any_other_text_stale(pair: tuple[str, str], other: str)
     hunks = compute_hunks(old, new)
     assume(len(hunks) <= 8)
     # A proposal whose line endings the editor converted is still recognised, and so is
-    # every hunk landed line by line (old line i or new line i at each i).
+    # every hunk landed in some of its changed lines (`kept_text`).
     landings = _every_landing(old, hunks)
     assume(landings is not None)
     assert landings is not None

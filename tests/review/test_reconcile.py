@@ -5,6 +5,7 @@ import random
 import pytest
 
 from rune_lsp.review import HunkMismatchError, apply_hunks, compute_hunks, reconcile
+from rune_lsp.review.hunks import kept_text
 
 from .samples import numbered
 
@@ -52,8 +53,9 @@ def test_a_document_changed_otherwise_is_stale() -> None:
 
 
 def test_a_hunk_that_landed_line_by_line_is_partial_and_names_the_lines() -> None:
-    # The inline review's per-line accept: old line i replaced by new line i, or kept.
-    half = NEW.replace("ten\neleven\n", "line 10\nline 11\n")
+    # A per-line accept (`kept_text`, the rule `rune.keepLines` gives every client): line 9
+    # removed and "nine" added; lines 10 and 11 stay, and "ten", "eleven" are not added.
+    half = NEW.replace("nine\nten\neleven\n", "line 10\nline 11\nnine\n")
     verdict = reconcile(OLD, HUNKS, half)
     assert (verdict.status, verdict.kept, verdict.dropped) == ("partial", (0, 1, 2), ())
     assert verdict.detail.startswith(
@@ -62,8 +64,19 @@ def test_a_hunk_that_landed_line_by_line_is_partial_and_names_the_lines() -> Non
     )
 
 
+def test_what_keep_lines_makes_is_read_back_as_those_lines() -> None:
+    hunk = HUNKS[0]
+    for lines in ([1], [4], [1, 2, 4, 5], [3, 6], [1, 2, 3, 4]):
+        landed = OLD.replace(hunk.old_text, kept_text(hunk.old_text, hunk.new_text, lines))
+        verdict = reconcile(OLD, HUNKS, landed)
+        assert verdict.status == "partial", lines
+        assert verdict.kept == (0,), lines
+
+
 def test_two_of_three_lines_with_another_hunk_discarded() -> None:
-    landed = OLD.replace("line 9\nline 10\n", "nine\nten\n").replace("line 39\n", "thirty-nine\n")
+    landed = OLD.replace("line 9\nline 10\nline 11\n", "line 11\nnine\nten\n").replace(
+        "line 39\n", "thirty-nine\n"
+    )
     verdict = reconcile(OLD, HUNKS, landed)
     assert (verdict.status, verdict.kept, verdict.dropped) == ("partial", (0, 2), (1,))
     assert "kept part of hunk 1 of 3" in verdict.detail
@@ -86,7 +99,9 @@ def test_typing_above_the_hunks_then_accepting_them_is_applied() -> None:
 
 def test_typing_between_hunks_then_a_partial_accept_is_partial() -> None:
     typed = OLD.replace("line 30\n", "line 30 typed\n")
-    landed = typed.replace("line 24\n", "twenty-four\n").replace("line 9\n", "nine\n")
+    landed = typed.replace("line 24\n", "twenty-four\n").replace(
+        "line 9\nline 10\nline 11\n", "line 10\nline 11\nnine\n"
+    )
     verdict = reconcile(OLD, HUNKS, landed, typed=[typed])
     assert (verdict.status, verdict.kept, verdict.dropped) == ("partial", (0, 1), (2,))
     assert "kept part of hunk 1 of 3" in verdict.detail

@@ -19,7 +19,12 @@ CHANGE_GRACE = "0.2"
 
 class Launch(Protocol):
     async def __call__(
-        self, *script: ScriptStep, kind: Kind = "neovim", saves: bool = False, **settings: Any
+        self,
+        *script: ScriptStep,
+        kind: Kind = "neovim",
+        saves: bool = False,
+        approves: bool = False,
+        **settings: Any,
     ) -> InProcessEditor: ...
 
 
@@ -43,11 +48,17 @@ async def launch(
     started: list[InProcessEditor] = []
 
     async def launch(
-        *script: ScriptStep, kind: Kind = "neovim", saves: bool = False, **settings: Any
+        *script: ScriptStep,
+        kind: Kind = "neovim",
+        saves: bool = False,
+        approves: bool = False,
+        **settings: Any,
     ) -> InProcessEditor:
         model = ScriptedModel.of(*script)
         monkeypatch.setattr(rune_lsp.providers, "make_model", lambda *_, **__: model)
-        editor = InProcessEditor(workspace, tmp_path / "state", model, kind, settings, saves=saves)
+        editor = InProcessEditor(
+            workspace, tmp_path / "state", model, kind, settings, saves=saves, approves=approves
+        )
         started.append(editor)
         return await editor.initialize()
 

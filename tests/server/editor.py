@@ -104,6 +104,10 @@ class InProcessEditor:
     message_error: str | None = None
     #: Advertise `experimental.runeSaveDocuments` and save the buffers `rune/saveDocuments` names.
     saves: bool = False
+    #: Advertise `experimental.runeCommandApproval`: the server asks `rune/approveCommand`,
+    #: answered with `approval` (None: never answers).
+    approves: bool = False
+    approval: dict[str, Any] | None = field(default_factory=lambda: {"decision": "run"})
     sent: list[dict[str, Any]] = field(default_factory=list)
     buffers: dict[str, Buffer] = field(default_factory=dict)
     diagnostics: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
@@ -151,6 +155,9 @@ class InProcessEditor:
                 self._reply(request["id"], error=self.message_error)
             elif self.message_answer is not None:
                 self._reply(request["id"], {"title": self.message_answer})
+        elif method == "rune/approveCommand":
+            if self.approval is not None:
+                self._reply(request["id"], self.approval)
         else:  # progress tokens, rune/saveDocuments
             if method == "rune/saveDocuments":
                 for uri in params["uris"]:
@@ -252,7 +259,10 @@ class InProcessEditor:
                 "workspaceFolders": [{"uri": self.root.as_uri(), "name": "ws"}],
                 "capabilities": {
                     **CAPABILITIES[self.kind],
-                    "experimental": {"runeSaveDocuments": self.saves},
+                    "experimental": {
+                        "runeSaveDocuments": self.saves,
+                        "runeCommandApproval": self.approves,
+                    },
                 },
                 "initializationOptions": options,
             },

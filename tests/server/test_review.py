@@ -77,15 +77,53 @@ async def test_mode_a_not_applied_is_a_rejection(
     assert editor.buffers[editor.uri()].text == APP_PY
 
 
-async def test_mode_a_not_applied_after_the_user_typed_is_stale(launch: Launch) -> None:
-    editor = await launch(FIX, answer("I will read it again."), kind="vscode")
+async def test_mode_a_refused_after_typing_elsewhere_is_sent_again_rebased(
+    launch: Launch,
+) -> None:
+    """Issue 27 point 8: VS Code refuses a Refactor Preview the user typed under (`applied:
+    false`, no reason); the proposal comes back on the new text, no model turn spent."""
+    editor = await launch(FIX, answer("Fixed."), kind="vscode")
     editor.open()
     editor.applies.append(Apply(accept=False, type_first=("def mul", "def times")))
 
     result = await finished(editor.fix()[1])
 
+    assert statuses(result) == [("edit_file", "applied")]
+    assert len(editor.requests(types.WORKSPACE_APPLY_EDIT)) == 2
+    assert editor.buffers[editor.uri()].text == FIXED.replace("def mul", "def times")
+    assert len(editor.model.calls) == 2  # the proposal and the answer: no turn on the refusal
+
+
+async def test_mode_a_refused_after_typing_over_the_hunk_is_stale(launch: Launch) -> None:
+    editor = await launch(FIX, answer("I will read it again."), kind="vscode")
+    editor.open()
+    editor.applies.append(Apply(accept=False, type_first=("return a - b", "return a * b")))
+
+    result = await finished(editor.fix()[1])
+
     assert statuses(result) == [("edit_file", "stale")]
-    assert "the document changed after the edit was proposed" in told(editor)
+    assert len(editor.requests(types.WORKSPACE_APPLY_EDIT)) == 1
+    assert "is stale: the user changed those lines" in told(editor)
+
+
+async def test_mode_a_inline_review_typing_inside_the_only_hunk_is_stale(launch: Launch) -> None:
+    """Issue 27 point 7: the VS Code extension's inline review answers "the user rejected it"
+    when the user typed inside the only hunk; that typing is `stale`, as with two hunks."""
+    editor = await launch(FIX, answer("I will read it again."), kind="vscode")
+    editor.open()
+    said = (
+        "the user rejected it: the user edited inside hunk 1 during the review, "
+        "so it was not applied"
+    )
+    editor.applies.append(
+        Apply(accept=False, reason=said, type_first=("return a - b", "return a * b"))
+    )
+
+    result = await finished(editor.fix()[1])
+
+    assert statuses(result) == [("edit_file", "stale")]
+    assert "The user rejected this change" not in told(editor)
+    assert said in told(editor)
 
 
 async def test_mode_a_never_sends_an_edit_that_no_longer_fits(launch: Launch) -> None:

@@ -81,6 +81,10 @@ async def test_cancel_withdraws_an_open_review(launch: Launch) -> None:
 
     assert result["outcome"] == "cancelled"
     assert [(e["tool"], e["status"]) for e in result["edits"]] == [("edit_file", "pending")]
+    # Issue 27 point 5: nobody can decide it now, so the last word is not "1 edit pending".
+    assert result["edits"][0]["detail"].startswith("withdrawn: the run ended")
+    ended = await until(lambda: editor.progress_end(token), "the run's progress to end")
+    assert "1 edit withdrawn" in ended and "pending" not in ended
     assert editor.rune_diagnostics() == []
     assert editor.requests(types.WORKSPACE_APPLY_EDIT) == []
     assert len(editor.model.calls) == 1
@@ -91,7 +95,8 @@ async def test_cancel_withdraws_an_open_review(launch: Launch) -> None:
 
 
 async def test_a_newer_run_on_the_same_document_supersedes_the_first(launch: Launch) -> None:
-    editor = await launch(Hang(), answer("the second run"))
+    # The second run's code-first turn asks once more for a block; the answer stands then.
+    editor = await launch(Hang(), answer("the second run"), answer("the second run"))
     _, first, first_id = await hanging_run(editor)
 
     _, second = editor.fix(instruction="do it differently")
