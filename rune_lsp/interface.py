@@ -23,6 +23,11 @@ SETUP_LOCAL = "rune.setupLocal"
 #: experimental capability `runeCommandApproval` (docs/interface.md#commands-the-agent-runs).
 APPROVE_COMMAND = "rune/approveCommand"
 
+#: Server -> client notification with a piece of the model's visible answer as it streams, for
+#: a client that advertises the experimental capability `runeModelText`
+#: (docs/interface.md#progress).
+MODEL_TEXT = "rune/modelText"
+
 #: The `source` of rune's own diagnostics: the pending edits of review mode B.
 DIAGNOSTIC_SOURCE = "rune"
 

@@ -171,6 +171,12 @@ class RuneServer(LanguageServer):
         own prompt, which can allow a command for the run or always."""
         return self._experimental("runeCommandApproval")
 
+    @property
+    def client_streams_text(self) -> bool:
+        """The client shows `rune/modelText` (experimental `runeModelText`): the model's answer
+        as it streams, beside the progress."""
+        return self._experimental("runeModelText")
+
     def _experimental(self, name: str) -> bool:
         experimental = self.client_capabilities.experimental
         return isinstance(experimental, dict) and experimental.get(name) is True

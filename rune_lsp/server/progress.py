@@ -8,8 +8,10 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from rune_lsp.interface import MODEL_TEXT
 from rune_lsp.loop.events import (
     CheckStarted,
+    ModelDelta,
     ModelTurnStarted,
     PendingApproval,
     RunEnded,
@@ -83,6 +85,9 @@ class RunProgress:
         self._backlog.clear()
 
     def report(self, event: RunEvent) -> None:
+        if isinstance(event, ModelDelta):
+            self._stream(event.text)
+            return
         message = progress_message(event)
         if message is None:
             return
@@ -91,6 +96,12 @@ class RunProgress:
             self._send(message)
         else:
             self._backlog.append(message)
+
+    def _stream(self, text: str) -> None:
+        """The model's words as they come, to a client that shows them (the Rune view): the
+        progress message says only what step the run is at."""
+        if text and self._server.client_streams_text:
+            self._server.protocol.notify(MODEL_TEXT, {"token": self.token, "text": text})
 
     def _send(self, message: str) -> None:
         self._server.work_done_progress.report(

@@ -46,8 +46,8 @@ from rune_lsp.store.atomic import unwritable
 from rune_lsp.store.ownership import RunRegistry, SessionLock, new_session_id
 from rune_lsp.store.pending import PendingRun, PendingStore
 from rune_lsp.store.receipts import ReceiptStore
-from rune_lsp.text_clip import clip
 from rune_lsp.store.transcripts import TranscriptStore
+from rune_lsp.text_clip import clip
 from rune_lsp.tools.errors import AccessDenied
 from rune_lsp.tools.executor import WorkspaceTools
 from rune_lsp.tools.paths import display_path

@@ -82,9 +82,19 @@ class FakeProgress:
 
 
 @dataclass
+class FakeProtocol:
+    notified: list[tuple[str, object]] = field(default_factory=list)
+
+    def notify(self, method: str, params: object) -> None:
+        self.notified.append((method, params))
+
+
+@dataclass
 class FakeServer:
     work_done_progress: FakeProgress = field(default_factory=FakeProgress)
     progress_support: bool = True
+    client_streams_text: bool = False
+    protocol: FakeProtocol = field(default_factory=FakeProtocol)
 
 
 async def test_steps_reported_before_the_token_exists_follow_the_begin() -> None:
@@ -106,6 +116,22 @@ async def test_steps_reported_before_the_token_exists_follow_the_begin() -> None
         ("end", "completed: done"),
     ]
     assert server.work_done_progress.tokens == {}  # a cancel of it now finds nothing
+
+
+@pytest.mark.parametrize("streams", [True, False])
+async def test_the_models_words_stream_to_a_client_that_shows_them(streams: bool) -> None:
+    server = FakeServer(client_streams_text=streams)
+    progress = RunProgress(server, "rune/r1", "Rune: app.py")  # type: ignore[arg-type]
+
+    await progress.begin()
+    for piece in ("Here is ", "", "the fix:"):
+        progress.report(ModelDelta(**STEP, text=piece))
+
+    expected = [
+        ("rune/modelText", {"token": "rune/r1", "text": t}) for t in ("Here is ", "the fix:")
+    ]
+    assert server.protocol.notified == (expected if streams else [])
+    assert server.work_done_progress.sent == [("begin", "starting")]  # the step stays the message
 
 
 @pytest.mark.parametrize(
