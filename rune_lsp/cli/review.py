@@ -21,7 +21,7 @@ from rune_lsp.loop.state import (
     Reject,
     RunState,
 )
-from rune_lsp.review.diff import colorize, unified_diff
+from rune_lsp.review.diff import checked_suffix, colorize, unified_diff
 from rune_lsp.text_clip import shorten
 
 #: The model's words next to a change can be long; the diff is what the user decides on.
@@ -58,6 +58,8 @@ class TerminalReviewer:
 
     async def decide(self, change: PreparedChange, state: RunState) -> Decision:
         label = f"{change.tool} {self._target(change)}"
+        if isinstance(change, PreparedEdit):
+            label += checked_suffix(change)
         if self._stopped is not None:
             self._write(f"skipped {label}: the review has ended\n")
             return Reject(reason=self._stopped)

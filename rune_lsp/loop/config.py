@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import get_args
 
-from rune_lsp.interface import MAX_ITERATIONS, FirstTurn
+from rune_lsp.interface import DEFAULT_TEMPERATURE, MAX_CANDIDATES, MAX_ITERATIONS, FirstTurn
 from rune_lsp.loop.context_budget import DEFAULT_OUTPUT_CAP
 
 #: Smaller caps leave the model nothing useful to read in one call.
@@ -27,6 +27,14 @@ class LoopConfig:
     # code block (docs/architecture.md#a-code-block-is-an-edit-proposal); "tools": tools from
     # the first turn on.
     first_turn: FirstTurn = "tools"
+    # With a checker: candidate fixes checked in a scratch copy before one is proposed
+    # (loop/candidates.py); 1 proposes the first, unchecked.
+    candidates: int = 1
+    # The run's sampling temperature, from which a candidate's retry samples wider.
+    temperature: float = DEFAULT_TEMPERATURE
+    # Whether a candidate's check may run while the next candidate is generated (the runner
+    # says so when the machine has the cores for both).
+    overlap_checks: bool = False
 
     def __post_init__(self) -> None:
         validate_config(self)
@@ -59,6 +67,12 @@ def validate_config(config: LoopConfig) -> None:
         raise LoopConfigError(
             f"first_turn must be one of {', '.join(get_args(FirstTurn))}, got {config.first_turn!r}"
         )
+    if not whole(config.candidates) or not 1 <= config.candidates <= MAX_CANDIDATES:
+        raise LoopConfigError(
+            f"candidates must be an integer from 1 to {MAX_CANDIDATES}, got {config.candidates!r}"
+        )
+    if not isinstance(config.temperature, int | float) or not 0 <= config.temperature <= 2:
+        raise LoopConfigError(f"temperature must be from 0 to 2, got {config.temperature!r}")
     if not isinstance(config.system_prompt, str):
         raise LoopConfigError(
             f"system_prompt must be a string, got {type(config.system_prompt).__name__}"

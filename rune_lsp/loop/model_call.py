@@ -45,9 +45,19 @@ class ModelCalls:
         # same every turn of a run, and costly to measure (the schemas as JSON).
         self._framing: dict[tuple[bool, bool], tuple[str, int]] = {}
 
-    async def ask(self, *, offer_tools: bool, extra: Sequence[Message] = ()) -> ModelTurn:
+    async def ask(
+        self,
+        *,
+        offer_tools: bool,
+        extra: Sequence[Message] = (),
+        history: Sequence[Message] | None = None,
+        temperature: float | None = None,
+    ) -> ModelTurn:
+        """One model call on the run's history plus `extra`; `history` replaces the run's
+        (a candidate fix's request, loop/candidates.py: the run's history is left as it is)."""
         state = self.state
-        if state.notices:  # appended, not sent on the side: the history stays append-only
+        # Appended, not sent on the side: the history stays append-only.
+        if state.notices and history is None:
             state.messages.append(Message(role="user", content="\n\n".join(state.notices)))
             state.notices = []
         state.iterations_used += 1
@@ -55,14 +65,14 @@ class ModelCalls:
         started = time.monotonic()
         try:
             try:
-                turn = await self._chat(offer_tools, extra)
+                turn = await self._chat(offer_tools, extra, history, temperature)
             except ToolsUnsupportedError:
                 if not (offer_tools and state.native_tools):
                     raise
                 # The provider remembers the refusal; this run goes on with the text protocol,
                 # and the refused call does not count as an iteration.
                 state.native_tools = False
-                turn = await self._chat(offer_tools, extra)
+                turn = await self._chat(offer_tools, extra, history, temperature)
         except asyncio.CancelledError:
             self.events.cancel_scheduled()  # a slow progress sink must not delay the cancel
             raise
@@ -92,16 +102,25 @@ class ModelCalls:
             return turn.text, ()
         return parsed.visible, (*turn.tool_calls, *parsed.calls)
 
-    async def _chat(self, offer_tools: bool, extra: Sequence[Message]) -> ModelTurn:
+    async def _chat(
+        self,
+        offer_tools: bool,
+        extra: Sequence[Message],
+        history: Sequence[Message] | None,
+        temperature: float | None,
+    ) -> ModelTurn:
         specs = [definition.spec for definition in self.tools.values()]
         native = self.state.native_tools
         offered = specs if offer_tools and native else []
         protocol, overhead = self._frame(specs, offered, native)
-        history = fit_history(
-            [*self.state.messages, *extra], history_budget(self.context_length) - overhead
+        sent = fit_history(
+            [*(self.state.messages if history is None else history), *extra],
+            history_budget(self.context_length) - overhead,
         )
-        messages = history if native else render_for_text_protocol(history, protocol)
-        return await self.model.chat(messages, offered, on_delta=self._on_delta)
+        messages = sent if native else render_for_text_protocol(sent, protocol)
+        return await self.model.chat(
+            messages, offered, on_delta=self._on_delta, temperature=temperature
+        )
 
     def _frame(
         self, specs: Sequence[ToolSpec], offered: Sequence[ToolSpec], native: bool

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rune_lsp.answers.code.reading import read_code
+from rune_lsp.answers.code.reading import CodeReading, read_code
 from rune_lsp.interface import FirstTurn
 from rune_lsp.loop.ports import ToolExecutor
 from rune_lsp.loop.prompts import check_after_text, check_before_text, unchanged_text
@@ -29,19 +29,11 @@ async def block_calls(
     never on the last turn, why the block was not taken."""
     if state.target is None or not can_edit or "```" not in visible:
         return (), None
-    current = await _current(executor, state.target)  # unreadable: the answer stands
-    if current is None:
+    reading = await read_answer_code(executor, state.target, visible)
+    if reading is None:  # the target is unreadable: the answer stands
         return (), None
-    reading = read_code(visible, {state.target: current}, state.target)
     if reading.edits:
-        calls = tuple(
-            RawToolCall(
-                name="edit_file",
-                arguments={"path": e.path, "old_text": e.old_text, "new_text": e.new_text},
-            )
-            for e in reading.edits
-        )
-        return calls, None
+        return edit_calls(reading), None
     refusal = reading.refusal
     if reading.unchanged and state.check_fails_now:
         # Asked to make a failing check pass, it showed the code as it is (bench/effect,
@@ -57,6 +49,23 @@ async def block_calls(
         return (), None
     state.block_notes += 1
     return (), refusal
+
+
+async def read_answer_code(executor: ToolExecutor, target: str, visible: str) -> CodeReading | None:
+    """What `visible`'s code blocks propose for `target`; None when it cannot be read."""
+    current = await _current(executor, target)
+    return None if current is None else read_code(visible, {target: current}, target)
+
+
+def edit_calls(reading: CodeReading) -> tuple[RawToolCall, ...]:
+    """A reading's edits as the `edit_file` calls they are proposed as."""
+    return tuple(
+        RawToolCall(
+            name="edit_file",
+            arguments={"path": e.path, "old_text": e.old_text, "new_text": e.new_text},
+        )
+        for e in reading.edits
+    )
 
 
 def _repeated(state: RunState, visible: str) -> bool:

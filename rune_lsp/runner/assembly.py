@@ -17,6 +17,7 @@ from rune_lsp.loop.ports import Model
 from rune_lsp.loop.runtime import AgentLoop, LoopConfig
 from rune_lsp.loop.state import Outcome, RunResult
 from rune_lsp.loop.task import FixTarget, FixTask
+from rune_lsp.runner.candidates import ScratchChecks, overlap_checks
 from rune_lsp.runner.driver import Reviewer, RunDriver, RunMeta, StopReason
 from rune_lsp.runner.verify import SaveHook, ShellVerifier, Verifier
 from rune_lsp.settings import Settings
@@ -77,6 +78,7 @@ class RunParts:
     loop: AgentLoop
     meta: RunMeta
     verifier: Verifier | None
+    candidates: ScratchChecks | None = None
 
     def driver(
         self,
@@ -94,6 +96,7 @@ class RunParts:
             pending_store=pending_store,
             receipt_store=receipt_store,
             verifier=self.verifier,
+            candidates=self.candidates,
             concurrent_reviews=concurrent_reviews,
             cancel_means=cancel_means,
         )
@@ -113,6 +116,14 @@ def assemble(
 ) -> RunParts:
     """A run of `task` on `document`. `save_first`: asked before each check which touched
     documents are still unsaved (an editor's buffers; the disk needs none)."""
+    candidates = None
+    if settings.check_command and settings.candidates > 1:
+        candidates = ScratchChecks(
+            settings.check_command,
+            root=tools.root,
+            documents=tools.documents,
+            timeout=settings.command_timeout,
+        )
     loop = AgentLoop(
         model,
         tools,
@@ -121,6 +132,9 @@ def assemble(
             repeat_warn_at=settings.repeat_warn_at,
             repeat_block_at=settings.repeat_block_at,
             first_turn=settings.first_turn,
+            candidates=settings.candidates if candidates is not None else 1,
+            temperature=settings.temperature,
+            overlap_checks=overlap_checks(),
         ),
         on_event=on_event,
     )
@@ -144,7 +158,7 @@ def assemble(
         session_id=session_id,
         workspace_root=str(tools.root),
     )
-    return RunParts(tools=tools, loop=loop, meta=meta, verifier=verifier)
+    return RunParts(tools=tools, loop=loop, meta=meta, verifier=verifier, candidates=candidates)
 
 
 def _served(model: Model, settings: Settings) -> tuple[str, str]:

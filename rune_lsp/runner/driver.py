@@ -30,6 +30,7 @@ from rune_lsp.loop.state import (
 from rune_lsp.loop.statuses import recorded_verdict
 from rune_lsp.review.diff import unified_diff
 from rune_lsp.runner.verify import (
+    CandidateChecks,
     CheckFeed,
     CheckOutcome,
     Verifier,
@@ -93,10 +94,12 @@ class RunDriver:
     _stopped: StopReason | None = field(init=False, default=None)
     _task: asyncio.Task[RunResult] | None = field(init=False, default=None)
     _feed: CheckFeed | None = field(init=False, default=None)
+    #: Candidate fixes' checks in a scratch copy (with `candidates` > 1 and a check).
+    candidates: CandidateChecks | None = None
 
     def __post_init__(self) -> None:
         if self.verifier is not None:
-            self._feed = CheckFeed(self.verifier)
+            self._feed = CheckFeed(self.verifier, self.candidates)
 
     #: Whether the pending changes of one turn are all put to the user at once, to be decided
     #: in any order (mode B's diagnostics), rather than one after another (VS Code keeps one
@@ -150,6 +153,13 @@ class RunDriver:
         return self._stop_reason == "interrupt"
 
     async def _drive(self, first_step: _Step, run_id: str) -> RunResult:
+        try:
+            return await self._drive_to_end(first_step, run_id)
+        finally:  # every end, a cancel included: nothing of the scratch copy outlives the run
+            if self._feed is not None:
+                await asyncio.shield(self._feed.close())
+
+    async def _drive_to_end(self, first_step: _Step, run_id: str) -> RunResult:
         state: RunState | None
         try:
             outcome = await first_step()
@@ -159,6 +169,8 @@ class RunDriver:
         except asyncio.CancelledError:
             await self.reviewer.withdraw()
             result, state = self._cancelled(run_id), self._state
+        if self.candidates is not None and self.verifier is not None and state is not None:
+            result = result.model_copy(update={"candidates": state.candidates})
         result = self._relabelled(result)
         check = await self._verify(result)
         result = result.model_copy(

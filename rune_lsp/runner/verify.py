@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from rune_lsp.loop.state import CheckReport, EditRecord
+from rune_lsp.loop.state import CheckReport, EditRecord, PreparedChange
 from rune_lsp.loop.statuses import LANDED
 from rune_lsp.store.receipt import CheckRecord
 from rune_lsp.text_clip import clip, tail_lines
@@ -87,6 +87,18 @@ def _landed_key(edits: Sequence[EditRecord]) -> tuple[tuple[str, str], ...]:
     return tuple((e.edit_id, e.status) for e in edits if e.status in LANDED)
 
 
+class CandidateChecks(Protocol):
+    """The check on prepared changes in a scratch copy (runner/candidates.ScratchChecks)."""
+
+    async def check(self, changes: Sequence[PreparedChange]) -> CheckReport: ...
+
+    async def close(self) -> None: ...
+
+
+class NoScratchError(Exception):
+    """The run has no scratch copy to check candidate changes in (`candidates` is 1)."""
+
+
 @dataclass
 class CheckFeed:
     """The loop's `Checker`: the runner runs the check when the loop asks (before the first
@@ -94,6 +106,7 @@ class CheckFeed:
     check that already ran after the last change instead of running it again."""
 
     verifier: Verifier
+    candidates: CandidateChecks | None = None
     last: CheckOutcome | None = None
     _last_key: tuple[tuple[str, str], ...] | None = None
 
@@ -109,6 +122,16 @@ class CheckFeed:
             raise asyncio.CancelledError
         self.last, self._last_key = outcome, _landed_key(edits)
         return report_of(outcome)
+
+    async def check_changes(self, changes: Sequence[PreparedChange]) -> CheckReport:
+        if self.candidates is None:
+            raise NoScratchError("this run checks no candidate changes")
+        return await self.candidates.check(changes)
+
+    async def close(self) -> None:
+        """Remove the run's scratch copy, if it made one: the driver calls it at every end."""
+        if self.candidates is not None:
+            await self.candidates.close()
 
     def current_for(self, edits: Sequence[EditRecord]) -> CheckOutcome | None:
         """The last outcome when nothing landed since it ran, else None."""
