@@ -35,8 +35,10 @@ async def test_only_the_candidate_that_passes_is_shown_marked_passed(
         {"tried": 2, "checksRun": 2, "passed": 1}
     )
     assert result.outcome == "completed"
-    # Asked twice: the turn, then a second fix after the first failed in the scratch copy.
-    assert len(double.chat_requests) == 2
+    # The turn, then a second fix after the first failed in the scratch copy (a third turn
+    # follows the accept: the buffer is unsaved, so the check on the disk cannot pass).
+    assert len(double.chat_requests) == 3
+    assert "return a * b" not in told(double, 0)
     second = told(double, 1)
     assert "Fix 1:" in second and "return a * b" in second
     # The user's file on disk was never touched by a check (mode A changes the buffer only).
