@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import json
 import shlex
 import sys
 from collections.abc import Iterable
@@ -10,9 +12,17 @@ from pathlib import Path
 
 import pytest
 
+from rune_lsp.loop.runtime import AgentLoop, LoopConfig
 from rune_lsp.loop.state import PreparedEdit
 from rune_lsp.runner.candidates import ScratchChecks, count_failures
+from rune_lsp.runner.driver import RunDriver, RunMeta
+from rune_lsp.runner.verify import ShellVerifier
+from rune_lsp.store.receipts import ReceiptStore
 from rune_lsp.tools.documents import DiskDocuments
+from rune_lsp.tools.executor import WorkspaceTools
+from rune_lsp.tools.sandbox import Sandbox
+from tests.loop.fakes import ScriptedModel, answer
+from tests.runner.conftest import RecordingReviewer
 
 BUGGY = "def add(a, b):\n    return a - b\n"
 FIXED = "def add(a, b):\n    return a + b\n"
@@ -64,6 +74,11 @@ def checks(
         timeout=30,
         parent=tmp_path / "scratch",
     )
+
+
+def stored_result(receipt: str) -> dict[str, object]:
+    stored: dict[str, dict[str, object]] = json.loads(Path(receipt).read_text())
+    return stored["result"]
 
 
 def edit(workspace: Path, new_text: str, name: str = "calc.py") -> PreparedEdit:
@@ -148,6 +163,10 @@ async def test_close_removes_the_copy_also_after_a_cancel_mid_check(
     await scratch.close()
     assert not made.exists()
     assert list((tmp_path / "scratch").iterdir()) == []
+    # The killed check's pipes are closed by the garbage collector: let it run while the loop
+    # still does, not in a later test.
+    gc.collect()
+    await asyncio.sleep(0)
 
 
 @pytest.mark.parametrize(
@@ -165,3 +184,43 @@ def test_failures_are_counted_from_the_summary_line(
     output: str, exit_code: int | None, count: int | None
 ) -> None:
     assert count_failures(output, exit_code) == count
+
+
+async def test_a_run_checks_candidates_reports_them_and_leaves_no_copy(
+    workspace: Path, tmp_path: Path
+) -> None:
+    def block(body: str) -> str:
+        return f"```python\ndef add(a, b):\n    return {body}\n```"
+
+    model = ScriptedModel.of(answer(block("a * b")), answer(block("a + b")))
+    tools = WorkspaceTools(workspace, Sandbox.for_workspace([workspace]), DiskDocuments())
+    scratch = checks(workspace, tmp_path)
+    reviewer = RecordingReviewer()
+    driver = RunDriver(
+        loop=AgentLoop(model, tools, LoopConfig(candidates=4, first_turn="code")),
+        reviewer=reviewer,
+        meta=RunMeta(
+            provider="ollama",
+            model="scripted",
+            base_url="http://127.0.0.1:1",
+            task="Fix add.",
+            document_uri=(workspace / "calc.py").as_uri(),
+            document_path=str(workspace / "calc.py"),
+            workspace_root=str(workspace),
+        ),
+        receipt_store=ReceiptStore(tmp_path / "state"),
+        verifier=ShellVerifier(scratch.command, cwd=workspace, timeout=30),
+        candidates=scratch,
+    )
+
+    result = await driver.start("run-1")
+
+    [shown] = reviewer.seen
+    assert isinstance(shown, PreparedEdit) and shown.checked == "passed"
+    assert (workspace / "calc.py").read_text() == FIXED  # the accepted one, and only it
+    assert (result.outcome, result.verified) == ("completed", True)
+    assert result.candidates is not None
+    assert result.candidates.model_dump(by_alias=True) == {"tried": 2, "checksRun": 2, "passed": 1}
+    assert result.receipt is not None
+    assert stored_result(result.receipt)["candidates"] == {"tried": 2, "checksRun": 2, "passed": 1}
+    assert scratch.copy is None and list((tmp_path / "scratch").iterdir()) == []
