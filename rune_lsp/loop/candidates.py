@@ -101,6 +101,8 @@ def searches(config: LoopConfig, state: RunState, checker: Checker | None) -> bo
         and not turn.results
         and len(turn.pending) == len(turn.calls)
         and all(isinstance(change, PreparedEdit) for change in turn.pending)
+        and bool(state.messages)
+        and state.messages[-1].role == "assistant"
     )
 
 
@@ -137,33 +139,24 @@ def review_note(chosen: Candidate, command: str, tried: int) -> str:
     return f"fails `{command}`: none of {tried} candidate fixes passed it{counted}"
 
 
+@dataclass
 class CandidateSearch:
     """The candidate search of one turn (see the module docstring); `run` leaves the turn
     holding the chosen candidate, its edits marked."""
 
-    def __init__(
-        self,
-        *,
-        state: RunState,
-        config: LoopConfig,
-        checker: Checker,
-        executor: ToolExecutor,
-        model_calls: ModelCalls,
-        tools: Mapping[str, ToolDefinition],
-        events: EventEmitter,
-        new_ids: Callable[[], IdAllocator],
-        reason_of: Callable[[str], str],
-    ) -> None:
-        self.state = state
-        self.config = config
-        self.checker = checker
-        self.executor = executor
-        self.model_calls = model_calls
-        self.tools = tools
-        self.events = events
-        self.new_ids = new_ids
-        self.reason_of = reason_of
-        self.history = state.messages[:-1]  # up to the turn's answer, which is candidate 1
+    state: RunState
+    config: LoopConfig
+    checker: Checker
+    executor: ToolExecutor
+    model_calls: ModelCalls
+    tools: Mapping[str, ToolDefinition]
+    events: EventEmitter
+    new_ids: Callable[[], IdAllocator]
+    reason_of: Callable[[str], str]
+
+    def __post_init__(self) -> None:
+        # The history up to the turn's answer, which is candidate 1.
+        self.history = self.state.messages[:-1]
         self._tasks: list[asyncio.Future[Candidate]] = []
         self._model_failed = False  # a request failed: the search ends with what it has
 

@@ -18,8 +18,7 @@ from typing import Any, TypeVar
 
 from rune_lsp.loop.state import CheckReport, PreparedChange, PreparedEdit
 from rune_lsp.runner.scratch import ScratchCopy, ScratchError, sweep_stale
-from rune_lsp.runner.verify import CheckOutcome, report_of
-from rune_lsp.store.receipt import CheckRecord
+from rune_lsp.runner.verify import CheckOutcome, record_of, report_of
 from rune_lsp.tools.documents import DocumentSource
 from rune_lsp.tools.errors import DocumentError
 from rune_lsp.tools.run_command import run_shell
@@ -88,13 +87,12 @@ class ScratchChecks:
             except ScratchError as exc:
                 return CheckReport(command=self.command, note=f"no scratch copy: {exc}")
             result = await run_shell(self.command, cwd=copy.path, timeout=self.timeout)
-        record = CheckRecord(
-            command=self.command,
-            exit_code=result.exit_code,
-            timed_out=result.timed_out,
-            stdout_tail=copy.translate(result.stdout_tail),
-            stderr_tail=copy.translate(result.stderr_tail),
-            duration_ms=result.duration_ms,
+        record = record_of(self.command, result)
+        record = record.model_copy(
+            update={
+                "stdout_tail": copy.translate(record.stdout_tail),
+                "stderr_tail": copy.translate(record.stderr_tail),
+            }
         )
         report = report_of(CheckOutcome(record=record))
         failures = count_failures(f"{record.stdout_tail}\n{record.stderr_tail}", record.exit_code)

@@ -18,7 +18,7 @@ from rune_lsp.loop.state import CheckReport, EditRecord, PreparedChange
 from rune_lsp.loop.statuses import LANDED
 from rune_lsp.store.receipt import CheckRecord
 from rune_lsp.text_clip import clip, tail_lines
-from rune_lsp.tools.run_command import run_shell
+from rune_lsp.tools.run_command import ShellResult, run_shell
 
 
 @dataclass(frozen=True)
@@ -57,19 +57,25 @@ class ShellVerifier:
         unsaved: Sequence[str] = ()
         if self.save_first is not None:
             unsaved = await self.save_first(changed_paths)
-        result = await run_shell(self.command, cwd=self.cwd, timeout=self.timeout)
-        record = CheckRecord(
-            command=self.command,
-            exit_code=result.exit_code,
-            timed_out=result.timed_out,
-            stdout_tail=result.stdout_tail,
-            stderr_tail=result.stderr_tail,
-            duration_ms=result.duration_ms,
+        record = record_of(
+            self.command, await run_shell(self.command, cwd=self.cwd, timeout=self.timeout)
         )
         if unsaved:
             note = "unsaved editor buffers: " + ", ".join(unsaved)
             return CheckOutcome(record=record, trustworthy=False, note=note)
         return CheckOutcome(record=record)
+
+
+def record_of(command: str, result: ShellResult) -> CheckRecord:
+    """One run of the check command, as receipts store it."""
+    return CheckRecord(
+        command=command,
+        exit_code=result.exit_code,
+        timed_out=result.timed_out,
+        stdout_tail=result.stdout_tail,
+        stderr_tail=result.stderr_tail,
+        duration_ms=result.duration_ms,
+    )
 
 
 #: What the model reads of a check's output: its last lines, at most this many characters.
