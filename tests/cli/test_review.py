@@ -166,3 +166,10 @@ async def test_withdraw_ends_the_review() -> None:
 def test_asking_needs_a_source_of_answers() -> None:
     with pytest.raises(ValueError, match="needs answers"):
         TerminalReviewer(root=ROOT, out=io.StringIO())
+
+
+async def test_a_checked_candidate_says_so_in_its_header() -> None:
+    edit = _edit(1).model_copy(update={"checked": "passed", "check_note": "passes `pytest -q`"})
+    reviewer, out = _reviewer(Answers("y\n"))
+    await reviewer.decide(edit, _state(edit))
+    assert "[1/1] edit_file src/m1.py · passes `pytest -q`\n" in out.getvalue()
