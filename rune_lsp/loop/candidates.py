@@ -159,6 +159,7 @@ class CandidateSearch:
         self.history = self.state.messages[:-1]
         self._tasks: list[asyncio.Future[Candidate]] = []
         self._model_failed = False  # a request failed: the search ends with what it has
+        self._check_failed = False  # a check could not run: likewise
 
     async def run(self) -> None:
         tried = [self._first()]
@@ -207,6 +208,7 @@ class CandidateSearch:
         state = self.state
         return (
             not self._model_failed
+            and not self._check_failed
             and tried < self.config.candidates
             and state.iterations_used < state.iteration_budget
         )
@@ -302,7 +304,8 @@ class CandidateSearch:
             report = await self.checker.check_changes(candidate.changes)
         except (Stop, asyncio.CancelledError):
             raise
-        except Exception as exc:  # unchecked: it can still be proposed, ranked last
+        except Exception as exc:  # unchecked, and so would the next be: the search ends
+            self._check_failed = True
             return replace(candidate, problem=f"the check could not run: {describe(exc)}")
         stats = self.state.candidates
         self.state.candidates = stats.model_copy(

@@ -72,20 +72,17 @@ class ScratchChecks:
         self.root = self.root.resolve()  # open documents and prepared edits are resolved
 
     async def check(self, changes: Sequence[PreparedChange]) -> CheckReport:
-        """The check on the workspace with `changes` applied, in the scratch copy only."""
+        """The check on the workspace with `changes` applied, in the scratch copy only.
+        Raises ScratchError when the copy cannot be made or a change lies outside it."""
         texts = {**self._buffers(), **self._changed_texts(changes)}
         async with self._lock:
-            try:
-                if self.copy is None:
-                    await self._in_thread(lambda: sweep_stale(self.parent))
-                    self.copy = await self._in_thread(
-                        lambda: ScratchCopy(self.root, parent=self.parent)
-                    )
-                    await self._in_thread(self.copy.populate)
-                copy = self.copy
-                await self._in_thread(lambda: copy.stage(texts))
-            except ScratchError as exc:
-                return CheckReport(command=self.command, note=f"no scratch copy: {exc}")
+            if self.copy is None:
+                await self._in_thread(lambda: sweep_stale(self.parent))
+                # Made here, not in the thread: a cancel must find it to remove it.
+                self.copy = ScratchCopy(self.root, parent=self.parent)
+                await self._in_thread(self.copy.populate)
+            copy = self.copy
+            await self._in_thread(lambda: copy.stage(texts))
             result = await run_shell(self.command, cwd=copy.path, timeout=self.timeout)
         record = record_of(self.command, result)
         record = record.model_copy(
@@ -132,6 +129,9 @@ class ScratchChecks:
             if not isinstance(change, PreparedEdit):
                 continue  # a command is never run for a candidate
             path = Path(change.path)
-            if path.is_relative_to(self.root):
-                texts[path.relative_to(self.root).as_posix()] = change.new_text
+            if not path.is_relative_to(self.root):
+                raise ScratchError(
+                    f"{path} is outside {self.root}, the folder the scratch copy holds"
+                )
+            texts[path.relative_to(self.root).as_posix()] = change.new_text
         return texts

@@ -219,3 +219,19 @@ async def test_with_overlap_the_next_request_runs_during_the_check_and_a_pass_ca
     assert outcome.state.iterations_used == 2  # the cancelled request was made: it counts
     assert outcome.state.candidates == CandidateStats(tried=1, checks_run=1, passed=1)
     assert [e.candidate for e in events if isinstance(e, CheckStarted)] == [None, 1]
+
+
+async def test_a_check_that_cannot_run_leaves_the_first_fix_unmarked_and_asks_no_more() -> None:
+    def broken(new_text: str) -> CheckReport:
+        raise OSError("no space left on device")
+
+    model = ScriptedModel.of(answer(block("a * b")), answer("unused"))
+    checker = CandidateChecker(broken)
+    outcome = await start(model, checker, LoopConfig(candidates=4))
+
+    assert isinstance(outcome, Paused)
+    [shown] = outcome.state.turn.pending
+    assert isinstance(shown, PreparedEdit) and "a * b" in shown.new_text
+    assert (shown.checked, shown.check_note) == (None, "")
+    assert len(model.calls) == 1
+    assert outcome.state.candidates == CandidateStats(tried=1, checks_run=0, passed=0)

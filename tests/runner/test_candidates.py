@@ -16,6 +16,7 @@ from rune_lsp.loop.runtime import AgentLoop, LoopConfig
 from rune_lsp.loop.state import PreparedEdit
 from rune_lsp.runner.candidates import ScratchChecks, count_failures
 from rune_lsp.runner.driver import RunDriver, RunMeta
+from rune_lsp.runner.scratch import ScratchError
 from rune_lsp.runner.verify import ShellVerifier
 from rune_lsp.store.receipts import ReceiptStore
 from rune_lsp.tools.documents import DiskDocuments
@@ -224,3 +225,23 @@ async def test_a_run_checks_candidates_reports_them_and_leaves_no_copy(
     assert result.receipt is not None
     assert stored_result(result.receipt)["candidates"] == {"tried": 2, "checksRun": 2, "passed": 1}
     assert scratch.copy is None and list((tmp_path / "scratch").iterdir()) == []
+
+
+async def test_a_change_outside_the_workspace_is_never_checked(
+    workspace: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere.py"
+    elsewhere.write_text("x = 1\n")
+    outside = PreparedEdit(
+        edit_id="e1",
+        call_id="c1",
+        tool="edit_file",
+        path=str(elsewhere),
+        old_text="x = 1\n",
+        new_text="x = 2\n",
+    )
+    scratch = checks(workspace, tmp_path)
+    with pytest.raises(ScratchError, match="outside"):
+        await scratch.check([outside])
+    await scratch.close()
+    assert elsewhere.read_text() == "x = 1\n"
