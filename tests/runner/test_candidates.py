@@ -232,16 +232,8 @@ async def test_a_change_outside_the_workspace_is_never_checked(
 ) -> None:
     elsewhere = tmp_path / "elsewhere.py"
     elsewhere.write_text("x = 1\n")
-    outside = PreparedEdit(
-        edit_id="e1",
-        call_id="c1",
-        tool="edit_file",
-        path=str(elsewhere),
-        old_text="x = 1\n",
-        new_text="x = 2\n",
-    )
     scratch = checks(workspace, tmp_path)
     with pytest.raises(ScratchError, match="outside"):
-        await scratch.check([outside])
+        await scratch.check([edit(tmp_path, "x = 2\n", "elsewhere.py")])
     await scratch.close()
     assert elsewhere.read_text() == "x = 1\n"
