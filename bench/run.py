@@ -3,6 +3,7 @@
     .venv/bin/python bench/run.py            # the full run (5 to 8 minutes on 2 cores)
     .venv/bin/python bench/run.py --quick    # a smoke run with fewer repeats (about a minute)
     .venv/bin/python bench/run.py --only loop,edits
+    .venv/bin/python bench/run.py --only scratch      # the candidates' scratch copy (7)
     .venv/bin/python bench/run.py --only effect [--tasks N] [--arms A,B] [--model qwen-1.5b]
 
 The peer servers (jedi-language-server, pylsp) are installed into bench/.venv-peers on the
@@ -32,6 +33,7 @@ from bench import (
     reading,
     responsiveness,
     review_open,
+    scratch,
     startup,
 )
 from bench.peers import Peer, ensure_peers
@@ -50,6 +52,7 @@ class Plan:
     memory_runs: int
     code_action_rounds: int
     code_actions: int  # per phase of a round
+    scratch_rounds: int
 
 
 FULL = Plan(
@@ -59,6 +62,7 @@ FULL = Plan(
     memory_runs=1_000,
     code_action_rounds=5,
     code_actions=1_000,
+    scratch_rounds=5,
 )
 QUICK = Plan(
     startup_rounds=3,
@@ -67,6 +71,7 @@ QUICK = Plan(
     memory_runs=120,
     code_action_rounds=2,
     code_actions=40,
+    scratch_rounds=2,
 )
 SECTIONS = (
     "startup",
@@ -78,6 +83,7 @@ SECTIONS = (
     "responsiveness",
     "review",
     "reading",
+    "scratch",
 )
 PERFORMANCE_DOC = Path(__file__).resolve().parent.parent / "docs" / "performance.md"
 
@@ -185,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
         sections.append(guarded("6b review open", lambda: review_open.run(plan.code_actions)))
     if "reading" in chosen:
         sections.append(guarded("7 reading", lambda: reading.run(args.quick)))
+    if "scratch" in chosen:
+        sections.append(guarded("8 scratch copy", lambda: scratch.run(plan.scratch_rounds)))
     elapsed = time.perf_counter() - started
 
     info = machine()

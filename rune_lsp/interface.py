@@ -33,6 +33,12 @@ DIAGNOSTIC_SOURCE = "rune"
 
 #: Model turns per run at most: the upper bound of `maxIterations` (docs/interface.md#settings).
 MAX_ITERATIONS = 8
+#: Candidate fixes checked before one is proposed, at most: the upper bound of `candidates`.
+MAX_CANDIDATES = 8
+#: The default sampling temperature (`temperature`): low for code edits, near-deterministic,
+#: yet not greedy decoding, which makes small models loop on one sentence (Qwen's own advice
+#: is never to use temperature 0).
+DEFAULT_TEMPERATURE = 0.2
 #: How a Fix this starts (the `firstTurn` setting, docs/interface.md#settings): `code` offers no
 #: tools on the first turn and asks for the corrected function in a block; `tools` offers them.
 FirstTurn = Literal["code", "tools"]

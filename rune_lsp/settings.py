@@ -17,7 +17,13 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from rune_lsp.interface import DEFAULT_FIRST_TURN, MAX_ITERATIONS, FirstTurn
+from rune_lsp.interface import (
+    DEFAULT_FIRST_TURN,
+    DEFAULT_TEMPERATURE,
+    MAX_CANDIDATES,
+    MAX_ITERATIONS,
+    FirstTurn,
+)
 from rune_lsp.store.scrub import scrub_shown
 from rune_lsp.text_clip import shorten
 from rune_lsp.tools.allowed_commands import valid_pattern
@@ -38,9 +44,6 @@ DEFAULT_BASE_URLS: dict[str, str] = {
 #: at the ~30 tokens/s of a 1.5B model on two cores, about a minute. A longer answer is
 #: usually a model repeating itself.
 DEFAULT_MAX_OUTPUT_TOKENS = 2_048
-#: Low for code edits: near-deterministic, yet not greedy decoding, which makes small
-#: models loop on one sentence (Qwen's own advice is never to use temperature 0).
-DEFAULT_TEMPERATURE = 0.2
 
 #: Environment variables that override a key, as docs/interface.md#settings lists them.
 ENV_OVERRIDES: dict[str, str] = {
@@ -193,6 +196,17 @@ class Settings(BaseModel):
         le=2,
         description="Sampling temperature sent to the provider (`temperature`, Ollama "
         "`options.temperature`); low, for code edits.",
+    )
+
+    candidates: int = Field(
+        4,
+        ge=1,
+        le=MAX_CANDIDATES,
+        description="With a `checkCommand`: at most this many candidate fixes, 1.."
+        f"{MAX_CANDIDATES}, are checked in a scratch copy of the workspace before one is "
+        "proposed: the first that passes the check, else the one with the fewest failing "
+        "tests. Each candidate is a model request and counts toward `maxIterations`. `1`: "
+        "propose the first fix unchecked, as before.",
     )
 
     @field_validator("base_url")

@@ -12,6 +12,7 @@ from rune_lsp.loop.events import (
     RunEvent,
     ToolRequested,
     ToolResulted,
+    candidate_words,
 )
 from rune_lsp.loop.state import describe_call
 
@@ -48,7 +49,7 @@ def describe_event(event: RunEvent) -> str | None:
         count = len(event.pending)
         return f"{event.step} · {count} change{'s' if count != 1 else ''} to review"
     if isinstance(event, CheckStarted):
-        return f"{event.step} · running the check: {event.command}"
+        return f"{event.step} · running the check{candidate_words(event)}: {event.command}"
     if isinstance(event, ToolResulted):
         outcome = event.outcome
         if outcome.edit_status is not None:

@@ -26,7 +26,7 @@ from rune_lsp.loop.state import (
     Reject,
     RunState,
 )
-from rune_lsp.review.diff import colorize, unified_diff
+from rune_lsp.review.diff import checked_suffix, colorize, unified_diff
 from rune_lsp.text_clip import shorten
 
 #: The model's words next to a change can be long; the diff is what the user decides on.
@@ -65,7 +65,9 @@ class TerminalReviewer:
         self._stopped: str | None = None  # why the review ended early (q or end of input)
 
     async def decide(self, change: PreparedChange, state: RunState) -> Decision:
-        label = f"{change.tool}{self._target(change)}"
+        label = f"{change.tool} {self._target(change)}"
+        if isinstance(change, PreparedEdit):
+            label += checked_suffix(change)
         if self._stopped is not None:
             self._write(f"skipped {label}: the review has ended\n")
             return Reject(reason=self._stopped)

@@ -5,7 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import get_args
 
-from rune_lsp.interface import DEFAULT_FIRST_TURN, MAX_ITERATIONS, FirstTurn
+from rune_lsp.interface import (
+    DEFAULT_FIRST_TURN,
+    DEFAULT_TEMPERATURE,
+    MAX_CANDIDATES,
+    MAX_ITERATIONS,
+    FirstTurn,
+)
 from rune_lsp.loop.context_budget import DEFAULT_OUTPUT_CAP
 
 #: Smaller caps leave the model nothing useful to read in one call.
@@ -26,6 +32,14 @@ class LoopConfig:
     # "code": a run with a target starts with a turn that offers no tools and is read for a
     # code block (answers/table.py, the `code_first` row); "tools": tools from the first turn on.
     first_turn: FirstTurn = DEFAULT_FIRST_TURN
+    # With a checker: candidate fixes checked in a scratch copy before one is proposed
+    # (loop/candidates.py); 1 proposes the first, unchecked.
+    candidates: int = 1
+    # The run's sampling temperature, from which a candidate's retry samples wider.
+    temperature: float = DEFAULT_TEMPERATURE
+    # Whether a candidate's check may run while the next candidate is generated (the runner
+    # says so when the machine has the cores for both).
+    overlap_checks: bool = False
 
     def __post_init__(self) -> None:
         validate_config(self)
@@ -58,6 +72,12 @@ def validate_config(config: LoopConfig) -> None:
         raise LoopConfigError(
             f"first_turn must be one of {', '.join(get_args(FirstTurn))}, got {config.first_turn!r}"
         )
+    if not whole(config.candidates) or not 1 <= config.candidates <= MAX_CANDIDATES:
+        raise LoopConfigError(
+            f"candidates must be an integer from 1 to {MAX_CANDIDATES}, got {config.candidates!r}"
+        )
+    if not isinstance(config.temperature, int | float) or not 0 <= config.temperature <= 2:
+        raise LoopConfigError(f"temperature must be from 0 to 2, got {config.temperature!r}")
     if not isinstance(config.system_prompt, str):
         raise LoopConfigError(
             f"system_prompt must be a string, got {type(config.system_prompt).__name__}"

@@ -60,6 +60,15 @@ class CheckStarted(_Event):
 
     kind: Literal["check_started"] = "check_started"
     command: str
+    # Set when it checks candidate fix N in a scratch copy (loop/candidates.py).
+    candidate: int | None = None
+
+
+def candidate_words(event: CheckStarted) -> str:
+    """How progress names a candidate's check: ` on candidate fix 2 (scratch copy)`."""
+    if event.candidate is None:
+        return ""
+    return f" on candidate fix {event.candidate} (scratch copy)"
 
 
 class RunEnded(_Event):

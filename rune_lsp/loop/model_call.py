@@ -64,9 +64,20 @@ class ModelCalls:
         # same every turn of a run, and costly to measure (the schemas as JSON).
         self._framing: dict[tuple[bool, bool], tuple[str, int]] = {}
 
-    async def ask(self, row: Row, extra: Sequence[Message] = ()) -> ModelTurn:
+    async def ask(
+        self,
+        row: Row,
+        extra: Sequence[Message] = (),
+        *,
+        history: Sequence[Message] | None = None,
+        temperature: float | None = None,
+    ) -> ModelTurn:
+        """One model call of `row`'s kind on the run's history plus `extra`; `history` replaces
+        the run's (a candidate fix's request, loop/candidates.py: the run's history is left as
+        it is), and `temperature` the run's sampling."""
         state = self.state
-        if state.notices:  # appended, not sent on the side: the history stays append-only
+        # Appended, not sent on the side: the history stays append-only.
+        if state.notices and history is None:
             state.messages.append(Message(role="user", content="\n\n".join(state.notices)))
             state.notices = []
         state.iterations_used += 1
@@ -74,14 +85,14 @@ class ModelCalls:
         started = time.monotonic()
         try:
             try:
-                turn = await self._chat(row, extra)
+                turn = await self._chat(row, extra, history, temperature)
             except ToolsUnsupportedError:
                 if not (row.offers_tools and state.native_tools):
                     raise
                 # The provider remembers the refusal; this run goes on with the text protocol,
                 # and the refused call does not count as an iteration.
                 state.native_tools = False
-                turn = await self._chat(row, extra)
+                turn = await self._chat(row, extra, history, temperature)
         except asyncio.CancelledError:
             self.events.cancel_scheduled()  # a slow progress sink must not delay the cancel
             raise
@@ -121,20 +132,30 @@ class ModelCalls:
         except Exception:  # unreadable: its blocks propose nothing, the answer stands
             return None
 
-    async def _chat(self, row: Row, extra: Sequence[Message]) -> ModelTurn:
+    async def _chat(
+        self,
+        row: Row,
+        extra: Sequence[Message],
+        history: Sequence[Message] | None,
+        temperature: float | None,
+    ) -> ModelTurn:
         specs = [definition.spec for definition in self.tools.values()] if row.offers_tools else []
         native = self.state.native_tools
         offered = specs if native else []
         protocol, overhead = self._frame(specs, offered, native)
-        history = fit_history(
-            [*self._with_system(row), *extra], history_budget(self.context_length) - overhead
+        sent = fit_history(
+            [*self._with_system(row, history), *extra],
+            history_budget(self.context_length) - overhead,
         )
-        messages = history if native else render_for_text_protocol(history, protocol)
-        return await self.model.chat(messages, offered, on_delta=self._on_delta)
+        messages = sent if native else render_for_text_protocol(sent, protocol)
+        return await self.model.chat(
+            messages, offered, on_delta=self._on_delta, temperature=temperature
+        )
 
-    def _with_system(self, row: Row) -> list[Message]:
-        """The history with the system message of `row`'s kind of turn in front."""
-        messages = self.state.messages
+    def _with_system(self, row: Row, history: Sequence[Message] | None = None) -> list[Message]:
+        """The history (the run's, or `history`) with the system message of `row`'s kind of
+        turn in front."""
+        messages = list(self.state.messages if history is None else history)
         system = Message(role="system", content=system_text(row.kind, self.guidance))
         return [system, *messages[1:]] if messages and messages[0].role == "system" else messages
 

@@ -42,8 +42,11 @@ class Model(Protocol):
         tools: Sequence[ToolSpec],
         *,
         on_delta: Callable[[str], None] | None = None,
+        temperature: float | None = None,
     ) -> ModelTurn:
-        """One model call. `tools` is empty for the text protocol and the final synthesis."""
+        """One model call. `tools` is empty for the text protocol and the final synthesis.
+        `temperature`: this call's sampling temperature (a candidate fix's retry samples
+        wider, loop/candidates.py); None: the provider's configured one."""
         ...
 
     def prefer_text_protocol(self) -> None:
@@ -102,3 +105,9 @@ class Checker(Protocol):
     def command(self) -> str: ...
 
     async def check(self, edits: Sequence[EditRecord]) -> CheckReport: ...
+
+    async def check_changes(self, changes: Sequence[PreparedChange]) -> CheckReport:
+        """The check on the workspace with `changes` (a turn's prepared edits, not yet
+        reviewed) applied in a scratch copy: never the user's files or buffers. Used for
+        candidate fixes (loop/candidates.py) when the run has `candidates` > 1."""
+        ...

@@ -78,3 +78,34 @@ def check_after_text(report: CheckReport, listing: str | None = None) -> str:
         f"{failed}{listing}\nFix what still fails: {BLOCK_ASK}. "
         "If you cannot, say why without code."
     )
+
+
+# --- candidate fixes (loop/candidates.py) ---------------------------------------------------------
+
+
+def tried_fix_text(number: int, code: str, report: CheckReport | None, problem: str = "") -> str:
+    """One candidate fix that did not pass, as the request for the next one shows it: its
+    code, and the check's verdict on it in the scratch copy (or why it could not be applied)."""
+    shown = f"```\n{code.strip()}\n```" if code.strip() else "(it changed no code)"
+    if report is None and not problem:  # checked while the next fix is asked for
+        return f"Fix {number}:\n{shown}\nIts check has not finished."
+    if report is None:
+        return f"Fix {number}:\n{shown}\nIt could not be applied: {problem}"
+    return (
+        f"Fix {number}:\n{shown}\nWith it, the check `{report.command}` {_verdict(report)}."
+        f"{_output(report)}"
+    )
+
+
+def candidate_request_text(tried: list[str], target: str | None) -> str:
+    """The request for another candidate fix after `tried` (from `tried_fix_text`) failed."""
+    head = (
+        "Your fix was tried on a copy of the workspace, and it does not pass the check:"
+        if len(tried) == 1
+        else "Your fixes were tried on a copy of the workspace, and none passes the check so far:"
+    )
+    where = f" of {target}" if target else ""
+    return (
+        f"{head}\n\n" + "\n\n".join(tried) + f"\n\nWrite a different fix{where}: {BLOCK_ASK}. "
+        "Do not repeat a fix that failed."
+    )

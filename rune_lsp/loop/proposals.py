@@ -34,14 +34,7 @@ def block_calls(
     if reading is not None and reading.edits:
         if restates_decision(state, reading.edits):
             return (), None  # quoting what the user just decided: the answer stands
-        calls = tuple(
-            RawToolCall(
-                name="edit_file",
-                arguments={"path": e.path, "old_text": e.old_text, "new_text": e.new_text},
-            )
-            for e in reading.edits
-        )
-        return calls, None
+        return edit_calls(reading), None
     refusal = reading.refusal if reading is not None else None
     if reading is not None and reading.unchanged and state.check_fails_now and state.target:
         # Asked to make a failing check pass, it showed the code as it is (bench/effect,
@@ -105,6 +98,17 @@ def _changed_lines(old: str, new: str) -> frozenset[str]:
         if tag != "equal":
             changed.update(before[i1:i2], after[j1:j2])
     return frozenset(changed)
+
+
+def edit_calls(reading: CodeReading) -> tuple[RawToolCall, ...]:
+    """A reading's edits as the `edit_file` calls they are proposed as."""
+    return tuple(
+        RawToolCall(
+            name="edit_file",
+            arguments={"path": e.path, "old_text": e.old_text, "new_text": e.new_text},
+        )
+        for e in reading.edits
+    )
 
 
 def _repeated(state: RunState, visible: str) -> bool:

@@ -28,6 +28,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 
 from rune_lsp.answers import ROWS, TurnReading, system_text, turn_kind
+from rune_lsp.loop.candidates import CandidateSearch, searches
 from rune_lsp.loop.config import LoopConfig, LoopConfigError
 from rune_lsp.loop.events import (
     CheckStarted,
@@ -286,6 +287,7 @@ class _Run:
                 calls, reason=shorten(visible, MAX_REASON), from_block=bool(reading.edits)
             )
             if state.turn.pending:
+                await self._check_candidates()
                 return await self._pause()
             await self.turn.close("not run")
 
@@ -369,6 +371,23 @@ class _Run:
         if reading.native or written:
             return (*reading.native, *written), None
         return block_calls(self.state, reading.code, visible, code_first=code_first)
+
+    async def _check_candidates(self) -> None:
+        """Before the turn's edits are shown: with a check and `candidates` > 1, the first of
+        the model's candidate fixes that passes in a scratch copy (loop/candidates.py)."""
+        if self.checker is None or not searches(self.config, self.state, self.checker):
+            return
+        await CandidateSearch(
+            state=self.state,
+            config=self.config,
+            checker=self.checker,
+            executor=self.executor,
+            model_calls=self.model_calls,
+            tools=self.tools,
+            events=self.events,
+            new_ids=self._id_allocator,
+            reason_of=lambda visible: shorten(visible, MAX_REASON),
+        ).run()
 
     async def _check_first(self) -> None:
         report = await self._run_check()

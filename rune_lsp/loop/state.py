@@ -24,6 +24,8 @@ from rune_lsp.text_clip import shorten
 
 Role = Literal["system", "user", "assistant", "tool"]
 Outcome = Literal["completed", "incomplete", "failed", "cancelled", "superseded"]
+#: A candidate change's check in the scratch copy (docs/interface.md#candidate-fixes).
+CheckedStatus = Literal["passed", "failed"]
 #: none -> coached (shown how to call edit_file) -> switched (to the text protocol) ->
 #: remembered (the text protocol produced a call; the provider was told).
 ProtocolStep = Literal["none", "coached", "switched", "remembered"]
@@ -155,6 +157,10 @@ class PreparedEdit(_Frozen):
     old_text: str | None
     new_text: str
     reason: str = ""  # the model's words around the call, shown to the reviewer
+    # The check's verdict on this change in a scratch copy (loop/candidates.py), and the
+    # sentence the review shows with it ("passes `pytest -q`"); None: not checked.
+    checked: CheckedStatus | None = None
+    check_note: str = ""
 
 
 class PreparedCommand(_Frozen):
@@ -240,6 +246,8 @@ class CheckReport(_Frozen):
     timed_out: bool = False
     output: str = ""
     note: str = ""
+    # Failed tests its output counts (runner/candidates.count_failures); None: it names none.
+    failures: int | None = None
 
     @property
     def passed(self) -> bool:
@@ -278,6 +286,15 @@ class EditRecord(_WireOptional):
     # and each hunk's fate when hunks were decided one by one.
     reason: str | None = None
     hunks: tuple[HunkRecord, ...] | None = None
+
+
+class CandidateStats(_Wire):
+    """Candidate fixes of a run (docs/interface.md#run-result): how many the model wrote, how
+    many were checked in the scratch copy, how many of those passed."""
+
+    tried: int = 0
+    checks_run: int = 0
+    passed: int = 0
 
 
 class TurnRecord(_Frozen):
@@ -369,6 +386,13 @@ class RunState(BaseModel):
     check_failing: bool | None = None
     # The check's latest verdict (before the first turn or after an edit): True failing.
     check_fails_now: bool = False
+    candidates: CandidateStats = Field(default_factory=CandidateStats)
+
+    def new_edit_id(self) -> str:
+        """The next pending edit's id, unique within the run."""
+        edit_id = f"{self.run_id}-edit-{self.next_edit_number}"
+        self.next_edit_number += 1
+        return edit_id
 
     @model_validator(mode="before")
     @classmethod
@@ -412,6 +436,8 @@ class RunResult(_Wire):
     edits: tuple[EditRecord, ...] = ()
     tool_calls: tuple[ToolCallSummary, ...] = ()
     verified: bool | None = None
+    # Null unless the run checked candidate fixes (a checkCommand and `candidates` > 1).
+    candidates: CandidateStats | None = None
     receipt: str | None = None
 
 

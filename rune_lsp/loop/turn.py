@@ -230,8 +230,7 @@ class Turn:
     ) -> tuple[ToolOutcome, Timing] | None:
         """Queue the change for review (None), or the outcome that refused it."""
         state = self.state
-        edit_id = f"{state.run_id}-edit-{state.next_edit_number}"
-        state.next_edit_number += 1
+        edit_id = state.new_edit_id()
         started, clock = time.time(), time.monotonic()
         try:
             prepared = await self.executor.prepare(

@@ -95,9 +95,12 @@ class LocalModel(OpenAIModel):
         tools: Sequence[ToolSpec],
         *,
         on_delta: OnDelta | None = None,
+        temperature: float | None = None,
     ) -> ModelTurn:
         return await self._with_server(
-            lambda: OpenAIModel.chat(self, messages, tools, on_delta=on_delta)
+            lambda: OpenAIModel.chat(
+                self, messages, tools, on_delta=on_delta, temperature=temperature
+            )
         )
 
     async def capabilities(self) -> ModelCapabilities:

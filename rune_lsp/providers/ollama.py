@@ -25,6 +25,7 @@ class OllamaModel(HttpProvider):
         tools: Sequence[ToolSpec],
         *,
         on_delta: Callable[[str], None] | None = None,
+        temperature: float | None = None,
     ) -> ModelTurn:
         discovered = await self._discovered_capabilities()
         window = self._window(discovered)
@@ -36,7 +37,7 @@ class OllamaModel(HttpProvider):
             stream=self.stream,
             num_ctx=window,
             num_predict=self.max_output_tokens(window),
-            temperature=self.temperature,
+            temperature=self.temperature if temperature is None else temperature,
         )
         builder = wire.TurnBuilder()
         async with self._call():

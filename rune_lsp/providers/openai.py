@@ -35,6 +35,7 @@ class OpenAIModel(HttpProvider):
         tools: Sequence[ToolSpec],
         *,
         on_delta: OnDelta | None = None,
+        temperature: float | None = None,
     ) -> ModelTurn:
         # Only an already discovered window fits the cap: discovering here would cost a
         # request the loop's `capabilities()` at run start has usually made already.
@@ -46,7 +47,7 @@ class OpenAIModel(HttpProvider):
             tools,
             stream=self.stream,
             max_tokens=self.max_output_tokens(window),
-            temperature=self.temperature,
+            temperature=self.temperature if temperature is None else temperature,
         )
         async with self._call():
             if self.stream:

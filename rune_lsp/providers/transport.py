@@ -107,6 +107,7 @@ class HttpProvider(ABC):
         tools: Sequence[ToolSpec],
         *,
         on_delta: Callable[[str], None] | None = None,
+        temperature: float | None = None,
     ) -> ModelTurn:
         """One model call (the loop's `Model.chat`)."""
 

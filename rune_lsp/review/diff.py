@@ -119,3 +119,9 @@ def colorize(diff: str) -> str:
 
 def _section_size(count: str | None) -> int:
     return 1 if count is None else int(count)
+
+
+def checked_suffix(edit: PreparedEdit) -> str:
+    """` · passes `pytest -q``: the check's verdict in the scratch copy, for every view of the
+    edit (the preview's label, mode B's diagnostics, the terminal's header); "" unchecked."""
+    return f" · {edit.check_note}" if edit.checked is not None and edit.check_note else ""

@@ -31,6 +31,7 @@ from rune_lsp.interface import (
 )
 from rune_lsp.lines import line_count, split_lines, strip_terminator
 from rune_lsp.loop.state import PreparedEdit
+from rune_lsp.review.diff import checked_suffix
 from rune_lsp.review.hunks import Hunk, changed_lines
 from rune_lsp.review.lines import Text
 from rune_lsp.review.positions import FILE_START, Encoding, encoded_length
@@ -109,6 +110,7 @@ def _message(edit: PreparedEdit, hunk: Hunk, total: int, creates: bool) -> str:
         summary += "."
     elif not summary:
         summary = "."
+    summary += checked_suffix(edit)
     listed = changed_lines(hunk)
     shown = [
         f"{number} {sign} {shorten(strip_terminator(line), _LINE_LIMIT)}"

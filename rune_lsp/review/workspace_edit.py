@@ -27,13 +27,15 @@ from lsprotocol.types import (
 )
 
 from rune_lsp.loop.state import PreparedEdit
+from rune_lsp.review.diff import checked_suffix
 from rune_lsp.review.hunks import Hunk, check_hunks, compute_hunks
 from rune_lsp.review.positions import FILE_START, Encoding, TextEnd, hunk_range
 
 
 def edit_label(edit: PreparedEdit, display_path: str) -> str:
-    """The preview's label: the tool and the file, e.g. `rune: edit_file src/app.py`."""
-    return f"rune: {edit.tool} {display_path}"
+    """The preview's label: the tool and the file, e.g. `rune: edit_file src/app.py`, and a
+    candidate's check (`rune: edit_file src/app.py · passes `pytest -q``)."""
+    return f"rune: {edit.tool} {display_path}{checked_suffix(edit)}"
 
 
 def annotation_id(edit: PreparedEdit) -> str:

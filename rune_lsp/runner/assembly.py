@@ -18,6 +18,7 @@ from rune_lsp.loop.ports import Model
 from rune_lsp.loop.runtime import AgentLoop, LoopConfig
 from rune_lsp.loop.state import Message, Outcome, RunResult
 from rune_lsp.loop.task import FixTarget, FixTask
+from rune_lsp.runner.candidates import ScratchChecks, overlap_checks
 from rune_lsp.runner.context import related_files
 from rune_lsp.runner.driver import Reviewer, RunDriver, RunMeta, StopReason
 from rune_lsp.runner.verify import SaveHook, ShellVerifier, Verifier
@@ -115,6 +116,7 @@ class RunParts:
     allowance: CommandAllowance = field(default_factory=CommandAllowance)
     #: The conversation of the run this one continues (a follow-up turn), else ().
     history: tuple[Message, ...] = ()
+    candidates: ScratchChecks | None = None
 
     def driver(
         self,
@@ -134,6 +136,7 @@ class RunParts:
             receipt_store=receipt_store,
             verifier=self.verifier,
             allowance=self.allowance,
+            candidates=self.candidates,
             concurrent_reviews=concurrent_reviews,
             cancel_means=cancel_means,
             recompose=self.recompose,
@@ -159,6 +162,14 @@ def assemble(
     check's output; the prompt text of a resumed one or of a follow-up). `save_first`: asked
     before each check which touched documents are still unsaved (an editor's buffers; the disk
     needs none). `history`: the conversation it continues (`follow_up`)."""
+    candidates = None
+    if settings.check_command and settings.candidates > 1:
+        candidates = ScratchChecks(
+            settings.check_command,
+            root=tools.root,
+            documents=tools.documents,
+            timeout=settings.command_timeout,
+        )
     loop = AgentLoop(
         model,
         tools,
@@ -167,6 +178,9 @@ def assemble(
             repeat_warn_at=settings.repeat_warn_at,
             repeat_block_at=settings.repeat_block_at,
             first_turn=settings.first_turn,
+            candidates=settings.candidates if candidates is not None else 1,
+            temperature=settings.temperature,
+            overlap_checks=overlap_checks(),
         ),
         on_event=on_event,
     )
@@ -202,6 +216,7 @@ def assemble(
         recompose=recompose,
         allowance=allowance,
         history=history,
+        candidates=candidates,
     )
 
 

@@ -36,6 +36,7 @@ from rune_lsp.loop.statuses import WITHDRAWN, recorded_verdict
 from rune_lsp.review.diff import unified_diff
 from rune_lsp.runner.check_result import CheckCannotRun, CheckCannotRunError
 from rune_lsp.runner.verify import (
+    CandidateChecks,
     CheckFeed,
     CheckOutcome,
     Verifier,
@@ -114,10 +115,12 @@ class RunDriver:
     recompose: Callable[[str], str] | None = None
     #: Set when the run ended because its check cannot run: the front end tells the user.
     unrunnable: CheckCannotRun | None = field(init=False, default=None)
+    #: Candidate fixes' checks in a scratch copy (with `candidates` > 1 and a check).
+    candidates: CandidateChecks | None = None
 
     def __post_init__(self) -> None:
         if self.verifier is not None:
-            self._feed = CheckFeed(self.verifier)
+            self._feed = CheckFeed(self.verifier, self.candidates)
 
     #: Whether the pending changes of one turn are all put to the user at once, to be decided
     #: in any order (mode B's diagnostics), rather than one after another (VS Code keeps one
@@ -191,6 +194,13 @@ class RunDriver:
         return self._stop_reason == "interrupt"
 
     async def _drive(self, first_step: _Step, run_id: str) -> RunResult:
+        try:
+            return await self._drive_to_end(first_step, run_id)
+        finally:  # every end, a cancel included: nothing of the scratch copy outlives the run
+            if self._feed is not None:
+                await asyncio.shield(self._feed.close())
+
+    async def _drive_to_end(self, first_step: _Step, run_id: str) -> RunResult:
         state: RunState | None
         try:
             outcome = await first_step()
@@ -202,6 +212,8 @@ class RunDriver:
             result, state = self._cancelled(run_id), self._state
         except CheckCannotRunError as exc:
             return self._store_receipt(self._unrunnable(run_id, exc), None, exc.record)
+        if self.candidates is not None and self.verifier is not None and state is not None:
+            result = result.model_copy(update={"candidates": state.candidates})
         result = self._relabelled(result)
         check = await self._verify(result)
         result = result.model_copy(

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from rune_lsp.loop.state import CheckReport, EditRecord
+from rune_lsp.loop.state import CheckReport, EditRecord, PreparedChange
 from rune_lsp.loop.statuses import LANDED
 from rune_lsp.runner.check_result import CheckCannotRunError, cannot_run, could_not_start
 from rune_lsp.store.receipt import CheckRecord
 from rune_lsp.text_clip import clip, tail_lines
-from rune_lsp.tools.run_command import run_shell
+from rune_lsp.tools.run_command import ShellResult, run_shell
 
 
 @dataclass(frozen=True)
@@ -58,19 +58,25 @@ class ShellVerifier:
         unsaved: Sequence[str] = ()
         if self.save_first is not None:
             unsaved = await self.save_first(changed_paths)
-        result = await run_shell(self.command, cwd=self.cwd, timeout=self.timeout)
-        record = CheckRecord(
-            command=self.command,
-            exit_code=result.exit_code,
-            timed_out=result.timed_out,
-            stdout_tail=result.stdout_tail,
-            stderr_tail=result.stderr_tail,
-            duration_ms=result.duration_ms,
+        record = record_of(
+            self.command, await run_shell(self.command, cwd=self.cwd, timeout=self.timeout)
         )
         if unsaved:
             note = "unsaved editor buffers: " + ", ".join(unsaved)
             return CheckOutcome(record=record, trustworthy=False, note=note)
         return CheckOutcome(record=record)
+
+
+def record_of(command: str, result: ShellResult) -> CheckRecord:
+    """One run of the check command, as receipts store it."""
+    return CheckRecord(
+        command=command,
+        exit_code=result.exit_code,
+        timed_out=result.timed_out,
+        stdout_tail=result.stdout_tail,
+        stderr_tail=result.stderr_tail,
+        duration_ms=result.duration_ms,
+    )
 
 
 #: What the model reads of a check's output: its last lines, at most this many characters.
@@ -88,6 +94,18 @@ def _landed_key(edits: Sequence[EditRecord]) -> tuple[tuple[str, str], ...]:
     return tuple((e.edit_id, e.status) for e in edits if e.status in LANDED)
 
 
+class CandidateChecks(Protocol):
+    """The check on prepared changes in a scratch copy (runner/candidates.ScratchChecks)."""
+
+    async def check(self, changes: Sequence[PreparedChange]) -> CheckReport: ...
+
+    async def close(self) -> None: ...
+
+
+class NoScratchError(Exception):
+    """The run has no scratch copy to check candidate changes in (`candidates` is 1)."""
+
+
 @dataclass
 class CheckFeed:
     """The loop's `Checker`: the runner runs the check when the loop asks (before the first
@@ -95,6 +113,7 @@ class CheckFeed:
     check that already ran after the last change instead of running it again."""
 
     verifier: Verifier
+    candidates: CandidateChecks | None = None
     last: CheckOutcome | None = None
     _last_key: tuple[tuple[str, str], ...] | None = None
     #: The check `first` ran, handed to the loop when it asks before its first turn.
@@ -136,6 +155,16 @@ class CheckFeed:
             # A Ctrl-C the verifier absorbed (InterruptibleCheck) still stops the run here.
             raise asyncio.CancelledError
         return outcome
+
+    async def check_changes(self, changes: Sequence[PreparedChange]) -> CheckReport:
+        if self.candidates is None:
+            raise NoScratchError("this run checks no candidate changes")
+        return await self.candidates.check(changes)
+
+    async def close(self) -> None:
+        """Remove the run's scratch copy, if it made one: the driver calls it at every end."""
+        if self.candidates is not None:
+            await self.candidates.close()
 
     def current_for(self, edits: Sequence[EditRecord]) -> CheckOutcome | None:
         """The last outcome when nothing landed since it ran, else None."""

@@ -17,6 +17,7 @@ from rune_lsp.loop.events import (
     RunEnded,
     RunEvent,
     ToolRequested,
+    candidate_words,
 )
 from rune_lsp.loop.state import PreparedEdit, describe_call
 from rune_lsp.runner.summary import run_summary
@@ -38,7 +39,7 @@ def progress_message(event: RunEvent) -> str | None:
         targets = ", ".join(_target(change) for change in event.pending)
         return f"{event.step} · waiting for review: {targets}"
     if isinstance(event, CheckStarted):
-        return f"{event.step} · running the check: {event.command}"
+        return f"{event.step} · running the check{candidate_words(event)}: {event.command}"
     if isinstance(event, RunEnded):
         return f"{event.step} · {run_summary(event.result)}"
     return None

@@ -42,6 +42,12 @@ def _summary(receipt: Receipt) -> str:
         f"- **Outcome:** {result.outcome}",
         f"- **Verified:** {_verified(result.verified)}",
     ]
+    if result.candidates is not None:
+        found = result.candidates
+        lines.append(
+            f"- **Candidate fixes:** {found.tried} tried, {found.checks_run} checked in a "
+            f"scratch copy, {found.passed} passed"
+        )
     if result.error:
         lines.append(f"- **Error:** {_inline(result.error)}")
     if receipt.document:

@@ -133,7 +133,10 @@ def test_ctrl_c_during_the_check_after_an_edit_cancels_the_run_and_keeps_the_edi
         ]
     )
     double.script(*ONE_EDIT)
-    terminal = spawn("app.py", "--yes", "--json", "--check-command", slow_check)
+    # One candidate: this is about the check after the edit, not a candidate's in a scratch copy.
+    terminal = spawn(
+        "app.py", "--yes", "--json", "--check-command", slow_check, "--candidates", "1"
+    )
     deadline = time.monotonic() + 15
     while not marker.exists() or not marker.read_text():
         assert time.monotonic() < deadline, terminal.output

@@ -206,3 +206,10 @@ async def test_yes_and_no_answer_the_offer(preset: bool, approved: bool) -> None
     decision = await reviewer.decide_command(OFFERED, "rune offers a check")
 
     assert isinstance(decision, Approve if approved else Reject)
+
+
+async def test_a_checked_candidate_says_so_in_its_header() -> None:
+    edit = _edit(1).model_copy(update={"checked": "passed", "check_note": "passes `pytest -q`"})
+    reviewer, out = _reviewer(Answers("y\n"))
+    await reviewer.decide(edit, _state(edit))
+    assert "[1/1] edit_file src/m1.py · passes `pytest -q`\n" in out.getvalue()

@@ -34,6 +34,12 @@ class WireToolCall(_Wire):
     status: ToolStatus
 
 
+class WireCandidates(_Wire):
+    tried: int
+    checks_run: int
+    passed: int
+
+
 class WireResult(_Wire):
     run_id: str
     outcome: Outcome
@@ -44,6 +50,7 @@ class WireResult(_Wire):
     edits: tuple[WireEdit, ...]
     tool_calls: tuple[WireToolCall, ...]
     verified: bool | None
+    candidates: WireCandidates | None
     receipt: str | None
 
     def statuses(self) -> list[tuple[str, str]]:

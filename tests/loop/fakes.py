@@ -217,6 +217,7 @@ ScriptStep = ModelTurn | BaseException | Hang
 class ChatCall:
     messages: list[Message]
     tools: list[ToolSpec]
+    temperature: float | None = None
 
 
 @dataclass
@@ -252,8 +253,11 @@ class ScriptedModel:
         tools: Sequence[ToolSpec],
         *,
         on_delta: Callable[[str], None] | None = None,
+        temperature: float | None = None,
     ) -> ModelTurn:
-        self.calls.append(ChatCall(messages=list(messages), tools=list(tools)))
+        self.calls.append(
+            ChatCall(messages=list(messages), tools=list(tools), temperature=temperature)
+        )
         step = self.script.pop(0) if self.script else self.final
         if isinstance(step, Hang):
             self.entered_hang.set()

@@ -158,3 +158,11 @@ def test_code_actions_serialize_with_the_edit_id() -> None:
         "arguments": [{"editId": "edit-9"}],
     }
     assert payload[0]["diagnostics"][0]["data"] == {"editId": "edit-9", "hunkId": 1}
+
+
+def test_a_checked_candidates_diagnostic_says_how_the_check_went() -> None:
+    edit = edit_of("a\n", "b\n", reason="Fix it.").model_copy(
+        update={"checked": "passed", "check_note": "passes `pytest -q`"}
+    )
+    [diagnostic] = hunk_diagnostics(edit, compute_hunks("a\n", "b\n"), total=1, text="a\n")
+    assert "Fix it. · passes `pytest -q`" in diagnostic.message

@@ -171,3 +171,9 @@ def test_an_editor_applying_the_edits_gets_the_new_text(old: str, new: str, enco
 
 def _plain(old: str, new: str, **kw: Any) -> WorkspaceEdit:
     return build_plain_edit(edit_of(old, new), uri=URI, version=1, **kw)
+
+
+def test_a_checked_candidates_label_says_how_the_check_went() -> None:
+    note = "fails `pytest -q`: none of 4 candidate fixes passed it"
+    edit = edit_of("a", "b").model_copy(update={"checked": "failed", "check_note": note})
+    assert edit_label(edit, "app.py") == f"rune: edit_file app.py · {note}"

@@ -36,6 +36,7 @@ async def test_the_result_is_the_run_result_on_the_wire(launch: Launch) -> None:
         "edits",
         "toolCalls",
         "verified",
+        "candidates",
         "receipt",
     }
     assert result["outcome"] == "completed" and result["answer"] == "Nothing to fix."

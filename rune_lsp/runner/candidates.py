@@ -1,0 +1,137 @@
+"""Candidate fixes checked in one run's scratch copy (the `Checker` port's `check_changes`).
+
+The copy (runner/scratch.py) is made on the first candidate check of a run, brought up to date
+before each one (the workspace as it is now, the open buffers' text over it, the candidate's
+files over that) and removed by `close`, which the driver calls however the run ends. One
+check runs at a time; the copying happens in a worker thread, so the server stays responsive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from rune_lsp.loop.state import CheckReport, PreparedChange, PreparedEdit
+from rune_lsp.runner.scratch import ScratchCopy, ScratchError, sweep_stale
+from rune_lsp.runner.verify import CheckOutcome, record_of, report_of
+from rune_lsp.tools.documents import DocumentSource
+from rune_lsp.tools.errors import DocumentError
+from rune_lsp.tools.run_command import run_shell
+
+_T = TypeVar("_T")
+
+#: Cores from which a candidate's check runs while the next candidate is generated: below it,
+#: a local model and the check would share too few cores, and each would wait for the other.
+OVERLAP_CORES = 4
+
+# pytest's summary line: "2 failed, 3 passed, 1 error in 0.12s".
+_PYTEST_COUNTS = re.compile(r"\b(\d+) (failed|errors?)\b")
+# unittest's: "FAILED (failures=2, errors=1)".
+_UNITTEST_COUNTS = re.compile(r"\b(failures|errors)=(\d+)")
+
+
+def overlap_checks() -> bool:
+    """Whether this machine checks one candidate while the model writes the next."""
+    return (os.cpu_count() or 1) >= OVERLAP_CORES
+
+
+def count_failures(output: str, exit_code: int | None) -> int | None:
+    """How many tests a check's output says failed: 0 for exit 0, else the sum of pytest's
+    `N failed` and `N error(s)` (or unittest's `failures=N`, `errors=N`) in its last summary
+    line that has any; None when the output names no count (another tool, a crash)."""
+    if exit_code == 0:
+        return 0
+    for line in reversed(output.splitlines()):
+        counts = [int(n) for n, _ in _PYTEST_COUNTS.findall(line)]
+        counts += [int(n) for _, n in _UNITTEST_COUNTS.findall(line)]
+        if counts:
+            return sum(counts)
+    return None
+
+
+@dataclass
+class ScratchChecks:
+    """The check command run on candidate changes in one run's scratch copy."""
+
+    command: str
+    root: Path
+    documents: DocumentSource
+    timeout: float
+    parent: Path | None = None  # where copies live (tests point it at a temp dir)
+    copy: ScratchCopy | None = field(init=False, default=None)
+    _lock: asyncio.Lock = field(init=False, default_factory=asyncio.Lock)
+    # Work in a worker thread, awaited by `close` even when the run was cancelled meanwhile.
+    _busy: asyncio.Future[Any] | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        self.root = self.root.resolve()  # open documents and prepared edits are resolved
+
+    async def check(self, changes: Sequence[PreparedChange]) -> CheckReport:
+        """The check on the workspace with `changes` applied, in the scratch copy only.
+        Raises ScratchError when the copy cannot be made or a change lies outside it."""
+        texts = {**self._buffers(), **self._changed_texts(changes)}
+        async with self._lock:
+            if self.copy is None:
+                await self._in_thread(lambda: sweep_stale(self.parent))
+                # Made here, not in the thread: a cancel must find it to remove it.
+                self.copy = ScratchCopy(self.root, parent=self.parent)
+                await self._in_thread(self.copy.populate)
+            copy = self.copy
+            await self._in_thread(lambda: copy.stage(texts))
+            result = await run_shell(self.command, cwd=copy.path, timeout=self.timeout)
+        record = record_of(self.command, result)
+        record = record.model_copy(
+            update={
+                "stdout_tail": copy.translate(record.stdout_tail),
+                "stderr_tail": copy.translate(record.stderr_tail),
+            }
+        )
+        report = report_of(CheckOutcome(record=record))
+        failures = count_failures(f"{record.stdout_tail}\n{record.stderr_tail}", record.exit_code)
+        return report.model_copy(update={"failures": failures})
+
+    async def close(self) -> None:
+        """Remove the copy (after any copying still under way): every run ends with this."""
+        if self._busy is not None:
+            await asyncio.gather(self._busy, return_exceptions=True)
+        if self.copy is not None:
+            copy, self.copy = self.copy, None
+            await asyncio.to_thread(copy.remove)
+
+    async def _in_thread(self, work: Callable[[], _T]) -> _T:
+        future: asyncio.Future[_T] = asyncio.ensure_future(asyncio.to_thread(work))
+        self._busy = future
+        result: _T = await asyncio.shield(future)
+        return result
+
+    def _buffers(self) -> Mapping[str, str]:
+        """The open documents inside the workspace, by relative path: their text wins."""
+        texts: dict[str, str] = {}
+        for path in self.documents.open_paths():
+            if not path.is_relative_to(self.root):
+                continue
+            try:
+                text = self.documents.read_text(path)
+            except DocumentError:
+                continue
+            if text is not None:
+                texts[path.relative_to(self.root).as_posix()] = text
+        return texts
+
+    def _changed_texts(self, changes: Sequence[PreparedChange]) -> Mapping[str, str]:
+        texts: dict[str, str] = {}
+        for change in changes:
+            if not isinstance(change, PreparedEdit):
+                continue  # a command is never run for a candidate
+            path = Path(change.path)
+            if not path.is_relative_to(self.root):
+                raise ScratchError(
+                    f"{path} is outside {self.root}, the folder the scratch copy holds"
+                )
+            texts[path.relative_to(self.root).as_posix()] = change.new_text
+        return texts

@@ -1,0 +1,237 @@
+"""Candidate fixes: checked (by the runner, here scripted) before the turn is shown."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from rune_lsp.loop import AgentLoop, LoopConfig
+from rune_lsp.loop.candidates import candidate_temperature
+from rune_lsp.loop.events import CheckStarted, RunEvent
+from rune_lsp.loop.state import (
+    CandidateStats,
+    CheckReport,
+    EditRecord,
+    Finished,
+    Paused,
+    PreparedChange,
+    PreparedEdit,
+)
+
+from .fakes import FakeExecutor, Hang, ScriptedModel, answer, approve_all, edit, read, turn
+
+BUGGY = "def add(a, b):\n    return a - b\n"
+FAILING = CheckReport(command="pytest -q", exit_code=1, output="E  assert -1 == 3\n1 failed")
+
+
+def block(body: str) -> str:
+    return f"Here is the fix.\n```python\ndef add(a, b):\n    return {body}\n```"
+
+
+def verdict(failures: int) -> CheckReport:
+    if failures == 0:
+        return CheckReport(command="pytest -q", exit_code=0, output="3 passed", failures=0)
+    return CheckReport(
+        command="pytest -q",
+        exit_code=1,
+        output=f"E  wrong\n{failures} failed, {3 - failures} passed",
+        failures=failures,
+    )
+
+
+@dataclass
+class CandidateChecker:
+    """The check before the first turn fails; a candidate's verdict is `judge(new_text)`."""
+
+    judge: Callable[[str], CheckReport]
+    command: str = "pytest -q"
+    checked: list[str] = field(default_factory=list)
+    gate: asyncio.Event | None = None  # a candidate's check waits for it when set
+
+    async def check(self, edits: Sequence[EditRecord]) -> CheckReport:
+        return FAILING if not edits else verdict(0)
+
+    async def check_changes(self, changes: Sequence[PreparedChange]) -> CheckReport:
+        [change] = changes
+        assert isinstance(change, PreparedEdit)
+        self.checked.append(change.new_text)
+        if self.gate is not None:
+            await self.gate.wait()
+        return self.judge(change.new_text)
+
+
+def by_body(failures: dict[str, int]) -> Callable[[str], CheckReport]:
+    def judge(new_text: str) -> CheckReport:
+        [count] = [n for body, n in failures.items() if f"return {body}" in new_text]
+        return verdict(count)
+
+    return judge
+
+
+def executor() -> FakeExecutor:
+    tools = FakeExecutor()
+    tools.files = {"app.py": BUGGY}
+    return tools
+
+
+async def start(
+    model: ScriptedModel, checker: CandidateChecker, config: LoopConfig, **options: object
+) -> Paused | Finished:
+    loop = AgentLoop(model, executor(), config, **options)  # type: ignore[arg-type]
+    return await loop.run("Fix add.", run_id="r", target="app.py", checker=checker)
+
+
+async def test_the_first_candidate_fails_the_second_passes_and_only_it_is_shown() -> None:
+    model = ScriptedModel.of(answer(block("a * b")), answer(block("a + b")))
+    checker = CandidateChecker(by_body({"a * b": 2, "a + b": 0}))
+    config = LoopConfig(candidates=4, temperature=0.2)
+    outcome = await start(model, checker, config)
+
+    assert isinstance(outcome, Paused)
+    state = outcome.state
+    [shown] = state.turn.pending
+    assert isinstance(shown, PreparedEdit) and "a + b" in shown.new_text
+    assert (shown.checked, shown.check_note) == ("passed", "passes `pytest -q`")
+    assert state.candidates == CandidateStats(tried=2, checks_run=2, passed=1)
+    assert state.iterations_used == 2
+    # The history holds the passing candidate as the turn's answer, never the failing one.
+    assert state.messages[-1].content == block("a + b")
+    assert [call.name for call in state.messages[-1].tool_calls] == ["edit_file"]
+    assert not any("a * b" in m.content for m in state.messages)
+    # The second request: the history up to the turn, then the failed fix and its verdict,
+    # no tools, sampled wider.
+    request = model.calls[1]
+    assert request.messages[:-1] == model.calls[0].messages
+    told = request.messages[-1].content
+    assert "Fix 1:" in told and "return a * b" in told and "2 failed, 1 passed" in told
+    assert "failed (exit 1)" in told and "Write a different fix of app.py" in told
+    assert request.tools == [] and request.temperature == candidate_temperature(0.2, 2) == 0.5
+    assert model.calls[0].temperature is None  # the turn itself: the provider's own
+
+
+async def test_when_none_passes_the_one_failing_fewest_tests_is_proposed_and_says_so() -> None:
+    model = ScriptedModel.of(
+        answer(block("a * b")), answer(block("b - a")), answer(block("a + b + 1"))
+    )
+    checker = CandidateChecker(by_body({"a * b": 3, "b - a": 1, "a + b + 1": 2}))
+    outcome = await start(model, checker, LoopConfig(candidates=3))
+
+    assert isinstance(outcome, Paused)
+    [shown] = outcome.state.turn.pending
+    assert isinstance(shown, PreparedEdit) and "b - a" in shown.new_text
+    assert shown.checked == "failed"
+    assert shown.check_note == (
+        "fails `pytest -q`: none of 3 candidate fixes passed it; "
+        "this one fails the fewest tests (1)"
+    )
+    assert outcome.state.candidates == CandidateStats(tried=3, checks_run=3, passed=0)
+    third = model.calls[2].messages[-1].content
+    assert "Fix 1:" in third and "Fix 2:" in third  # every failure so far, in the request
+
+
+async def test_the_user_decides_on_the_chosen_candidate_as_before() -> None:
+    model = ScriptedModel.of(answer(block("a * b")), answer(block("a + b")), answer("unused"))
+    checker = CandidateChecker(by_body({"a * b": 2, "a + b": 0}))
+    loop = AgentLoop(model, executor(), LoopConfig(candidates=4))
+    paused = await loop.run("Fix add.", run_id="r", target="app.py", checker=checker)
+    assert isinstance(paused, Paused)
+    approve_all(paused.state)
+    finished = await loop.resume(paused.state, checker=checker)
+    assert isinstance(finished, Finished) and finished.result.outcome == "completed"
+    [record] = finished.result.edits
+    assert record.status == "applied"
+    assert len(model.calls) == 2  # the passing check after the accept ended the run
+
+
+async def test_one_candidate_behaves_exactly_as_before() -> None:
+    model = ScriptedModel.of(answer(block("a * b")))
+    checker = CandidateChecker(by_body({"a * b": 2}))
+    outcome = await start(model, checker, LoopConfig(candidates=1))
+
+    assert isinstance(outcome, Paused)
+    [shown] = outcome.state.turn.pending
+    assert isinstance(shown, PreparedEdit)
+    assert (shown.checked, shown.check_note) == (None, "")
+    assert checker.checked == [] and len(model.calls) == 1
+    assert outcome.state.candidates == CandidateStats()
+
+
+async def test_candidates_count_toward_the_iteration_budget() -> None:
+    model = ScriptedModel.of(answer(block("a * b")), answer(block("b - a")), answer("unused"))
+    checker = CandidateChecker(by_body({"a * b": 2, "b - a": 1}))
+    outcome = await start(model, checker, LoopConfig(candidates=4, max_iterations=2))
+
+    assert isinstance(outcome, Paused)
+    assert outcome.state.iterations_used == 2 and len(model.calls) == 2
+    assert outcome.state.candidates.tried == 2
+
+
+async def test_a_candidate_identical_to_an_earlier_one_is_not_checked_again() -> None:
+    model = ScriptedModel.of(answer(block("a * b")), answer(block("a * b")))
+    checker = CandidateChecker(by_body({"a * b": 2}))
+    outcome = await start(model, checker, LoopConfig(candidates=2))
+
+    assert isinstance(outcome, Paused)
+    assert outcome.state.candidates == CandidateStats(tried=2, checks_run=1, passed=0)
+    assert len(checker.checked) == 1
+
+
+async def test_a_turn_that_also_read_a_file_is_shown_unchecked() -> None:
+    model = ScriptedModel.of(turn(read("app.py"), edit("app.py", "a - b", "a + b")))
+    checker = CandidateChecker(by_body({"a + b": 0}))
+    outcome = await start(model, checker, LoopConfig(candidates=4))
+
+    assert isinstance(outcome, Paused)
+    assert checker.checked == [] and outcome.state.turn.pending[0].checked is None  # type: ignore[union-attr]
+
+
+async def test_an_answer_without_a_fix_is_a_tried_candidate_that_is_never_shown() -> None:
+    model = ScriptedModel.of(
+        answer(block("a * b")), answer("I am not sure what else to try."), answer(block("a + b"))
+    )
+    checker = CandidateChecker(by_body({"a * b": 2, "a + b": 0}))
+    outcome = await start(model, checker, LoopConfig(candidates=3))
+
+    assert isinstance(outcome, Paused)
+    [shown] = outcome.state.turn.pending
+    assert isinstance(shown, PreparedEdit) and shown.checked == "passed"
+    assert outcome.state.candidates == CandidateStats(tried=3, checks_run=2, passed=1)
+    assert "It could not be applied" in model.calls[2].messages[-1].content
+
+
+async def test_with_overlap_the_next_request_runs_during_the_check_and_a_pass_cancels_it() -> None:
+    events: list[RunEvent] = []
+    model = ScriptedModel.of(answer(block("a + b")), Hang())
+    gate = asyncio.Event()
+    checker = CandidateChecker(by_body({"a + b": 0}), gate=gate)
+    run = asyncio.ensure_future(
+        start(model, checker, LoopConfig(candidates=3, overlap_checks=True), on_event=events.append)
+    )
+    await asyncio.wait_for(model.entered_hang.wait(), 10)  # asked while the check runs
+    assert checker.checked and not run.done()
+    gate.set()
+    outcome = await asyncio.wait_for(run, 10)
+
+    assert isinstance(outcome, Paused)
+    [shown] = outcome.state.turn.pending
+    assert isinstance(shown, PreparedEdit) and shown.checked == "passed"
+    assert outcome.state.iterations_used == 2  # the cancelled request was made: it counts
+    assert outcome.state.candidates == CandidateStats(tried=1, checks_run=1, passed=1)
+    assert [e.candidate for e in events if isinstance(e, CheckStarted)] == [None, 1]
+
+
+async def test_a_check_that_cannot_run_leaves_the_first_fix_unmarked_and_asks_no_more() -> None:
+    def broken(new_text: str) -> CheckReport:
+        raise OSError("no space left on device")
+
+    model = ScriptedModel.of(answer(block("a * b")), answer("unused"))
+    checker = CandidateChecker(broken)
+    outcome = await start(model, checker, LoopConfig(candidates=4))
+
+    assert isinstance(outcome, Paused)
+    [shown] = outcome.state.turn.pending
+    assert isinstance(shown, PreparedEdit) and "a * b" in shown.new_text
+    assert (shown.checked, shown.check_note) == (None, "")
+    assert len(model.calls) == 1
+    assert outcome.state.candidates == CandidateStats(tried=1, checks_run=0, passed=0)
