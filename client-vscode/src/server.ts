@@ -30,7 +30,7 @@ import {
 import { offersFixThis } from "./codeActions";
 import { decideServer, describeLaunch, type ServerLaunch, startFailure } from "./discovery";
 import { asFixThisArgs } from "./fixArgs";
-import { type InlineReviews, inlineTarget } from "./inlineReview";
+import { type InlineReviews, inlineTarget, type KeepLines } from "./inlineReview";
 import { askInstruction } from "./instruction";
 import { FIX_THIS, RESUME, type RunTracker } from "./runs";
 import { gatherFacts } from "./serverFacts";
@@ -40,6 +40,8 @@ import { launchChanged, type LaunchSettings, serverSettings } from "./settings";
 const OPEN_SETTINGS = "Open Settings";
 /** The server asks this before running `rune.checkCommand`, so the check sees accepted edits. */
 const SAVE_DOCUMENTS = "rune/saveDocuments";
+/** The server's per-line accept of a hunk (review/hunks.py keep_lines). */
+const KEEP_LINES = "rune/keepLines";
 
 /** Advertises `experimental.runeSaveDocuments`: this client saves documents when asked. */
 class SaveDocumentsFeature implements StaticFeature {
@@ -165,6 +167,7 @@ export class ServerController implements vscode.Disposable {
     });
     try {
       await client.start();
+      this.reviews.keepLines = keepLinesOf(client);
     } catch (error) {
       this.current = undefined;
       this.tracker.setServerState({ state: "failed", detail: `the server did not start: ${String(error)}` });
@@ -393,6 +396,31 @@ function versionsMatch(client: LanguageClient, params: ApplyWorkspaceEditParams)
     }
   }
   return true;
+}
+
+/** The server's `experimental` capabilities, or {} (the protocol types them `any`). */
+function experimental(client: LanguageClient): Record<string, unknown> {
+  const value: unknown = client.initializeResult?.capabilities.experimental;
+  return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+}
+
+/**
+ * Per-line accept as the server decides it (`rune/keepLines`, /work/notes/vscode-protocol.md A):
+ * the text the chosen lines (numbered as in mode B) make of a hunk. Undefined when the server
+ * does not offer it: then the client offers no per-line accept rather than a rule of its own.
+ */
+function keepLinesOf(client: LanguageClient): KeepLines | undefined {
+  if (experimental(client).runeKeepLines !== true) {
+    return undefined;
+  }
+  return async (oldText, newText, lines) => {
+    const answer: unknown = await client.sendRequest(KEEP_LINES, { oldText, newText, lines });
+    const text = typeof answer === "object" && answer !== null ? (answer as { text?: unknown }).text : undefined;
+    if (typeof text !== "string") {
+      throw new Error(`${KEEP_LINES}: expected {text: string}, got ${JSON.stringify(answer)}`);
+    }
+    return text;
+  };
 }
 
 function serverOptions(launch: ServerLaunch): ServerOptions {
