@@ -125,7 +125,9 @@ export class InlineReviews implements ReviewHost, vscode.Disposable {
       );
       this.open = open;
       void vscode.commands.executeCommand("setContext", REVIEW_CONTEXT, true);
-      void vscode.commands.executeCommand("setContext", REVIEWED_RESOURCES, [document.uri.toString()]);
+      // `resourcePath`, not `resource`: in a remote workbench (code-server) the latter is a
+      // vscode-remote: URI while the extension sees file:.
+      void vscode.commands.executeCommand("setContext", REVIEWED_RESOURCES, [document.uri.path, document.uri.fsPath]);
       this.activeChanged.fire(true);
       void this.reveal().then((ms) => {
         // The time to draw every hunk (decorations, zones, lenses): README's measurement.

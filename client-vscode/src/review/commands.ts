@@ -10,7 +10,7 @@ import { type Hunk, lineRows, type Verdict } from "../hunks";
 import type { ReviewSession } from "./session";
 
 export const REVIEW_CONTEXT = "rune.reviewing";
-/** The documents under review, for the keybindings' `resource in rune.reviewedResources`. */
+/** The documents under review, for the keybindings' `resourcePath in rune.reviewedResources`. */
 export const REVIEWED_RESOURCES = "rune.reviewedResources";
 export const REVIEW_COMMANDS = {
   acceptHunk: "rune.review.acceptHunk",

@@ -62,7 +62,15 @@ export class ReviewRenderer implements vscode.CodeLensProvider, vscode.Disposabl
   /** Draws `session` (again); returns the milliseconds it took. */
   show(document: vscode.TextDocument, session: ReviewSession, perLine: boolean): number {
     this.shown = { document, session, perLine };
-    return this.render();
+    const ms = this.render();
+    // Asked again once the editor settled: in code-server a change event that arrives while
+    // the editor's first lens request is in flight was seen to leave the lenses out.
+    setTimeout(() => {
+      if (this.shown?.session === session) {
+        this.lensesChanged.fire();
+      }
+    }, 500);
+    return ms;
   }
 
   /** The hunk index a zone's title button was pressed on. */
@@ -162,7 +170,9 @@ export class ReviewRenderer implements vscode.CodeLensProvider, vscode.Disposabl
     const c = this.commands;
     const lenses: vscode.CodeLens[] = [];
     session.hunks.forEach((hunk, index) => {
-      const at = new vscode.Range(hunk.span.startLine, 0, hunk.span.startLine, 0);
+      // Above the hunk's lines; for an insertion above the line its zone hangs from.
+      const line = hunk.oldLines.length === 0 ? Math.max(anchorLine(hunk), 0) : hunk.span.startLine;
+      const at = new vscode.Range(line, 0, line, 0);
       const lens = (title: string, command: string, tooltip: string) =>
         lenses.push(new vscode.CodeLens(at, { title, command, arguments: [index], tooltip }));
       if (index === 0) {

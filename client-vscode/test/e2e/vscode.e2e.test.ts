@@ -6,11 +6,24 @@
  */
 
 import assert from "node:assert/strict";
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { ARTIFACTS, Harness, LOCATIONS, waitFor } from "./harness";
+import {
+  instructionBox,
+  latestReceipt,
+  lens,
+  openFile,
+  receipts,
+  runCommand,
+  saveUserSettings,
+  STEP_TIMEOUT,
+  statusItem,
+  waitForDisk,
+  waitForPreviewOf,
+} from "./steps";
 
 const APP_BEFORE =
   `def greet(name):\n    return "Helo, " + name\n\n\ndef main():\n    print(greet("world"))\n\n\n` +
@@ -32,7 +45,6 @@ const RUN_ANSWER = "The check prints its greeting.\n\n- ran `echo`\n- **nothing 
 
 const CODE_ACTION_ANSWER = "double() is fine as it is.";
 
-const STEP_TIMEOUT = 60_000;
 
 describe("Rune in VS Code", () => {
   const harness = new Harness();
@@ -99,7 +111,7 @@ describe("Rune in VS Code", () => {
     await harness.installExtension();
     const url = await harness.startCodeServer();
     page = await harness.openBrowser();
-    await page.goto(`${url}/?folder=${encodeURIComponent(harness.workspace)}`);
+    await page.goto(`${url}/?folder=${encodeURIComponent(harness.workspace)}`, { timeout: 2 * STEP_TIMEOUT });
     await page.locator(".monaco-workbench").waitFor({ timeout: STEP_TIMEOUT });
     // The extension's status item says "Rune" once the language server is up.
     await statusItem(page).filter({ has: page.locator(".codicon-hubot") }).waitFor({ timeout: STEP_TIMEOUT });
@@ -381,103 +393,4 @@ describe("Rune in VS Code", () => {
     assert.equal(await page.locator(".notification-toast", { hasText: "Sending notification" }).count(), 0);
   }));
 });
-
-interface StoredReceipt {
-  result: { outcome: string; edits: { status: string; detail: string }[] };
-}
-
-function receipts(stateDir: string): StoredReceipt[] {
-  const dir = path.join(stateDir, "receipts");
-  return readdirSync(dir)
-    .filter((name) => name.endsWith(".json"))
-    .map((name) => JSON.parse(readFileSync(path.join(dir, name), "utf8")) as StoredReceipt);
-}
-
-/** The receipt written last. */
-function latestReceipt(stateDir: string): StoredReceipt {
-  const dir = path.join(stateDir, "receipts");
-  const newest = readdirSync(dir)
-    .filter((name) => name.endsWith(".json"))
-    .map((name) => ({ name, at: statSync(path.join(dir, name)).mtimeMs }))
-    .sort((x, y) => y.at - x.at)[0];
-  assert.ok(newest !== undefined, "no receipt");
-  return JSON.parse(readFileSync(path.join(dir, newest.name), "utf8")) as StoredReceipt;
-}
-
-function lens(page: Page, text: string): Locator {
-  return page.locator(".monaco-editor .codelens-decoration a", { hasText: text });
-}
-
-/** Saving is asynchronous: wait until `file` holds `expected`, then compare for a clear diff. */
-async function waitForDisk(workspace: string, file: string, expected: string): Promise<void> {
-  const full = path.join(workspace, file);
-  await waitFor(async () => Promise.resolve(readFileSync(full, "utf8") === expected), 10_000, `${file} on disk`).catch(
-    () => undefined,
-  );
-  assert.equal(readFileSync(full, "utf8"), expected, `${file} on disk`);
-}
-
-/**
- * The extension's instruction prompt. Waiting for its placeholder, not just any quick input,
- * keeps keys from landing in the command palette that is still closing.
- */
-async function instructionBox(page: Page): Promise<Locator> {
-  const input = page.locator('.quick-input-widget input[placeholder="e.g. handle the empty list"]');
-  await input.waitFor({ timeout: STEP_TIMEOUT });
-  return input;
-}
-
-function statusItem(page: Page): Locator {
-  return page.locator(".statusbar-item", { hasText: "Rune" });
-}
-
-async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press("F1");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ timeout: STEP_TIMEOUT });
-  await input.fill(`>${title}`);
-  const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
-  await row.waitFor({ timeout: STEP_TIMEOUT });
-  await input.press("Enter");
-}
-
-/**
- * Replaces the User settings in code-server's own settings.json editor (VS Code 1.139 opens it
- * in a modal editor) and saves them; `file` is where they land on disk.
- */
-async function saveUserSettings(page: Page, file: string, settings: Record<string, unknown>): Promise<void> {
-  await runCommand(page, "Preferences: Open User Settings (JSON)");
-  const line = page.locator(".monaco-editor .view-line", { hasText: "workbench.startupEditor" }).first();
-  await line.waitFor({ timeout: STEP_TIMEOUT });
-  await line.click();
-  await page.keyboard.press("Control+a");
-  await page.keyboard.press("Delete");
-  await page.keyboard.insertText(JSON.stringify(settings));
-  // The editor closes brackets and quotes as they are typed: drop what it added after the text.
-  await page.keyboard.press("Control+Shift+End");
-  await page.keyboard.press("Delete");
-  await page.keyboard.press("Control+s");
-  const saved = JSON.stringify(settings);
-  await waitFor(async () => Promise.resolve(JSON.stringify(JSON.parse(readFileSync(file, "utf8"))) === saved), 10_000, "User settings saved");
-  await page.locator(".modal-editor-part .codicon-close").first().click();
-  await line.waitFor({ state: "detached", timeout: STEP_TIMEOUT });
-}
-
-async function openFile(page: Page, name: string): Promise<void> {
-  await page.keyboard.press("F1");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ timeout: STEP_TIMEOUT });
-  await input.fill(name);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor({ timeout: STEP_TIMEOUT });
-  await input.press("Enter");
-  await page.locator(".tab.active", { hasText: name }).waitFor({ timeout: STEP_TIMEOUT });
-  await page.locator(".monaco-editor .view-lines").first().click();
-}
-
-async function waitForPreviewOf(page: Page, panel: Locator, file: string): Promise<void> {
-  await panel.waitFor({ timeout: STEP_TIMEOUT });
-  await panel.locator(".monaco-list-row", { hasText: file }).first().waitFor({ timeout: STEP_TIMEOUT });
-  // Let the tree settle before a screenshot or a click.
-  await page.waitForTimeout(300);
-}
 

