@@ -31,7 +31,7 @@ import {
 import { offersFixThis } from "./codeActions";
 import { decideServer, describeLaunch, type ServerLaunch, startFailure } from "./discovery";
 import { asFixThisArgs } from "./fixArgs";
-import { type InlineReviews, inlineTarget, type KeepLines } from "./inlineReview";
+import { type InlineReviews, type InlineTarget, inlineTarget, type KeepLines } from "./inlineReview";
 import { approveCommand, askToRun } from "./approval";
 import { parseRunPrompt } from "./commandText";
 import { askInstruction } from "./instruction";
@@ -309,11 +309,11 @@ export class ServerController implements vscode.Disposable {
     token: CancellationToken,
   ): Promise<ApplyWorkspaceEditResult> {
     const mode = vscode.workspace.getConfiguration("rune").get<string>("review.mode", "inline");
-    const target = mode === "preview" ? undefined : inlineTarget(params);
-    if (target !== undefined) {
+    const target = inlineTarget(params);
+    if (mode !== "preview" && target !== undefined) {
       return this.reviews.review(target, token);
     }
-    const converted = await client.protocol2CodeConverter.asWorkspaceEdit(params.edit);
+    const converted = target === undefined ? await client.protocol2CodeConverter.asWorkspaceEdit(params.edit) : tickedPreview(target);
     if (!versionsMatch(client, params)) {
       return { applied: false };
     }
@@ -387,6 +387,26 @@ async function askUser(
         : vscode.window.showInformationMessage;
   const chosen = await show(params.message, ...actions.map((action) => action.title));
   return actions.find((action) => action.title === chosen) ?? null;
+}
+
+/**
+ * One file's hunks for the Refactor Preview, starting ticked: VS Code ticks an edit whose
+ * annotation does not need confirmation, and opens the preview only when some edit does, so the
+ * hunks go under `needsConfirmation: false` and one empty insertion carries the confirmation.
+ * Applying it changes nothing; leaving it unticked changes nothing either.
+ */
+function tickedPreview(target: InlineTarget): vscode.WorkspaceEdit {
+  const edit = new vscode.WorkspaceEdit();
+  const uri = vscode.Uri.parse(target.uri);
+  for (const hunk of target.edits) {
+    const range = new vscode.Range(hunk.range.start.line, hunk.range.start.character, hunk.range.end.line, hunk.range.end.character);
+    edit.replace(uri, range, hunk.newText, { needsConfirmation: false, label: `${target.label}: the proposed hunks (untick one to leave it out)` });
+  }
+  edit.insert(uri, new vscode.Position(0, 0), "", {
+    needsConfirmation: true,
+    label: "Rune: review, then Apply (this entry changes nothing)",
+  });
+  return edit;
 }
 
 /** The language client's own check: an edit for an older version of an open document fails. */

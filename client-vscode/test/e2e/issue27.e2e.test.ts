@@ -2,7 +2,7 @@
  * End to end, issue 27 (client-vscode/README.md "Develop and test"): proposed lines shown as
  * real lines (a 2,000-line file with 51 hunks, a multi-line insertion, light and dark theme),
  * keys that act only on what the user sees (a key in another editor changes nothing, no wrap to
- * an off-screen hunk), a follow-up turn in the Rune view with the model's text streaming, a
+ * an off-screen hunk), a follow-up turn from the Rune view's reply box, a
  * command allowed for the workspace, and the Refactor Preview starting with its hunks ticked.
  */
 
@@ -27,6 +27,11 @@ const BIG_PROPOSED = BIG_BEFORE.replace("def f2(x):\n", `def f2(x):\n${INSERTED}
 /** What lands: only the hunk the key accepted (the insertion, hunk 1), the rest rejected. */
 const BIG_AFTER = BIG_BEFORE.replace("def f2(x):\n", `def f2(x):\n${INSERTED}`);
 const OTHER = "def other():\n    return 1\n";
+const SMALL = "def small():\n    return 1\n";
+/** A command with a tab and a long tail: shown whole, the tab visible. */
+const COMMAND = "printf 'allowed\t%s\\n' hello-from-rune; echo " + "and-the-whole-output ".repeat(20);
+const FIRST_ANSWER = "small() is called from tests only, as far as this file shows.";
+const FOLLOW_UP_ANSWER = "Yes: small() is only called from tests.";
 
 describe("Rune in VS Code: issue 27", () => {
   const harness = new Harness();
@@ -38,10 +43,22 @@ describe("Rune in VS Code: issue 27", () => {
       // 1. a 2,000-line file, 51 hunks
       { toolCalls: [{ name: "edit_file", arguments: { path: "big.py", old_text: BIG_BEFORE, new_text: BIG_PROPOSED } }] },
       { text: "Scaled every twentieth function and documented f2." },
+      // 2. the Refactor Preview (rune.review.mode: preview) starts with its hunks ticked
+      { toolCalls: [{ name: "edit_file", arguments: { path: "small.py", old_text: "return 1", new_text: "return 2" } }] },
+      { text: "Returned two." },
+      // 3. a command allowed for the workspace, then run again without asking
+      { toolCalls: [{ name: "run_command", arguments: { command: COMMAND } }] },
+      { text: "Ran it." },
+      { toolCalls: [{ name: "run_command", arguments: { command: COMMAND } }] },
+      { text: "Ran it again without asking." },
+      // 4. an answer, then a follow-up turn of the same conversation
+      { text: FIRST_ANSWER },
+      { text: FOLLOW_UP_ANSWER },
     ]);
     harness.writeFiles({
       "workspace/big.py": BIG_BEFORE,
       "workspace/other.py": OTHER,
+      "workspace/small.py": SMALL,
       "workspace/.vscode/settings.json": JSON.stringify({
         "rune.server.path": LOCATIONS.runeLsp,
         "rune.provider": "ollama",
@@ -148,6 +165,77 @@ describe("Rune in VS Code: issue 27", () => {
     await waitForDisk(harness.workspace, "big.py", BIG_AFTER);
     const [edit] = latestReceipt(harness.stateDir).result.edits;
     assert.equal(edit?.status, "partial", `big.py recorded as ${edit?.status}: ${edit?.detail}`);
+  }));
+
+  it("opens the Refactor Preview with the hunks ticked (rune.review.mode: preview)", recorded("preview", async (page) => {
+    const settings = path.join(harness.workspace, ".vscode/settings.json");
+    writeFileSync(settings, JSON.stringify({ ...JSON.parse(readFileSync(settings, "utf8")), "rune.review.mode": "preview" }));
+    await page.waitForTimeout(1_500); // the settings file is watched
+    await openFile(page, "small.py");
+    await runCommand(page, "Rune: Fix This");
+    await (await instructionBox(page)).press("Enter");
+    const panel = page.locator(".bulk-edit-panel[data-state=data]");
+    await panel.waitFor({ timeout: STEP_TIMEOUT });
+    await page.waitForTimeout(800);
+    await shoot(page, "preview-ticked.png");
+    await panel.locator(".monaco-button", { hasText: "Apply" }).first().click();
+    await page.locator(".notification-toast", { hasText: "Returned two." }).waitFor({ timeout: STEP_TIMEOUT });
+    await runCommand(page, "File: Save All Files");
+    await waitForDisk(harness.workspace, "small.py", SMALL.replace("return 1", "return 2"));
+    writeFileSync(settings, JSON.stringify({ ...JSON.parse(readFileSync(settings, "utf8")), "rune.review.mode": "inline" }));
+    await page.waitForTimeout(1_500);
+  }));
+
+  it("asks about a command without blocking the window, shows it whole, and allows it for the workspace", recorded("allowed-command", async (page) => {
+    await openFile(page, "other.py");
+    await runCommand(page, "Rune: Fix This");
+    await (await instructionBox(page)).press("Enter");
+    const prompt = page.locator(".quick-input-widget", { hasText: "Rune wants to run" });
+    await prompt.waitFor({ timeout: STEP_TIMEOUT });
+    const view = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+    await view.locator("section.asking pre.command", { hasText: "allowed⇥%s" }).waitFor({ timeout: STEP_TIMEOUT });
+    await page.waitForTimeout(600);
+    await shoot(page, "command-prompt.png");
+    await prompt.locator(".quick-input-list .monaco-list-row", { hasText: "Always allow in this workspace" }).click();
+    await page.locator(".notification-toast", { hasText: "Ran it." }).waitFor({ timeout: STEP_TIMEOUT });
+    const settings = JSON.parse(readFileSync(path.join(harness.workspace, ".vscode/settings.json"), "utf8")) as Record<string, unknown>;
+    assert.deepEqual(settings["rune.allowedCommands"], [COMMAND]);
+    // The same command again: it runs without a prompt.
+    await runCommand(page, "Rune: Fix This");
+    await (await instructionBox(page)).press("Enter");
+    await page.locator(".notification-toast", { hasText: "Ran it again without asking." }).waitFor({ timeout: STEP_TIMEOUT });
+    await page.locator(".notification-toast .monaco-button", { hasText: "Open Rune View" }).first().click();
+    await view.locator("pre.output", { hasText: "and-the-whole-output ".repeat(20).trim() }).first().waitFor({ timeout: STEP_TIMEOUT });
+    await view.locator("section.allowed a", { hasText: "Revoke" }).waitFor({ timeout: STEP_TIMEOUT });
+    await runCommand(page, "View: Toggle Maximized Panel");
+    await page.waitForTimeout(800);
+    await shoot(page, "rune-view-allowed-command.png");
+    await runCommand(page, "View: Toggle Maximized Panel");
+  }));
+
+  it("continues a finished run's conversation from the reply box in the Rune view", recorded("follow-up", async (page) => {
+    await openFile(page, "small.py");
+    await runCommand(page, "Rune: Fix This");
+    await (await instructionBox(page)).fill("is small() used anywhere?");
+    await page.keyboard.press("Enter");
+    await page.locator(".notification-toast", { hasText: "Rune completed" }).first().waitFor({ timeout: STEP_TIMEOUT });
+    const first = latestReceipt(harness.stateDir) as unknown as { result: { runId: string } };
+    await runCommand(page, "Rune: Show Runs");
+    const view = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+    const reply = view.locator("form.reply textarea").first();
+    await reply.fill("and from anywhere else?");
+    await reply.press("Enter");
+    const followUp = view.locator("section.run", { hasText: "follow-up of run" }).first();
+    await followUp.locator("h2", { hasText: "completed" }).waitFor({ timeout: STEP_TIMEOUT });
+    await followUp.locator(".task", { hasText: "and from anywhere else?" }).waitFor({ timeout: STEP_TIMEOUT });
+    await runCommand(page, "View: Toggle Maximized Panel");
+    await page.waitForTimeout(800);
+    await shoot(page, "rune-view-follow-up.png");
+    await runCommand(page, "View: Toggle Maximized Panel");
+    // A new run of its own (its own receipt), not the first one amended.
+    const second = latestReceipt(harness.stateDir) as unknown as { result: { runId: string; outcome: string } };
+    assert.notEqual(second.result.runId, first.result.runId);
+    assert.equal(second.result.outcome, "completed");
   }));
 });
 

@@ -34,8 +34,12 @@ const APP_PROPOSED = APP_BEFORE.replace("Helo", "Hello")
   .replace("low = 1", "low = 0")
   .replace("high = 10", "high = 100")
   .replace("step = 1", "step = 2");
-/** What lands: the line the user typed above the pending hunks, hunk 1, two lines of hunk 3. */
-const APP_AFTER = `# greetings\n${APP_BEFORE.replace("Helo", "Hello").replace("low = 1", "low = 0").replace("high = 10", "high = 100")}`;
+/**
+ * What lands: the line the user typed above the pending hunks, hunk 1, and of hunk 3 the old
+ * `step = 1` kept with the new `low`/`high` (the server's rule puts what stays of the old lines
+ * before what is added: review/hunks.py keep_lines).
+ */
+const APP_AFTER = `# greetings\n${APP_BEFORE.replace("Helo", "Hello").replace("    low = 1\n    high = 10\n    step = 1\n", "    step = 1\n    low = 0\n    high = 100\n")}`;
 const TYPED_BEFORE = `def main():\n    pass\n`;
 const UTIL_BEFORE = `def double(x):\n    return x * 2\n`;
 const CONFIG_BEFORE = `DEBUG = True\n`;
@@ -173,11 +177,14 @@ describe("Rune in VS Code", () => {
 
     await lens(page, "Accept lines…").click();
     const pick = page.locator(".quick-input-widget");
-    const third = pick.locator(".quick-input-list .monaco-list-row", { hasText: "3: step = 2" });
-    await third.waitFor({ timeout: STEP_TIMEOUT });
+    // Numbered as the server (and mode B) numbers them: the removed lines, then the added ones.
+    const keepOld = pick.locator(".quick-input-list .monaco-list-row", { hasText: "3: - step = 1" });
+    const dropNew = pick.locator(".quick-input-list .monaco-list-row", { hasText: "6: + step = 2" });
+    await dropNew.waitFor({ timeout: STEP_TIMEOUT });
     await page.waitForTimeout(600); // the quick pick fades in
     await page.screenshot({ path: path.join(ARTIFACTS, "inline-accept-lines.png") });
-    await third.click(); // untick the third line
+    await keepOld.click(); // untick: the old line stays
+    await dropNew.click(); // untick: the new line is not added
     await pick.locator("input").first().press("Enter");
 
     const toast = page.locator(".notification-toast", { hasText: "Rune completed" });
@@ -189,8 +196,9 @@ describe("Rune in VS Code", () => {
     const receipt = latestReceipt(harness.stateDir);
     const [edit] = receipt.result.edits;
     assert.equal(edit?.status, "partial", `app.py recorded as ${edit?.status}: ${edit?.detail}`);
-    assert.ok(edit.detail.startsWith("partially applied: kept hunk 1 of 3 (line 2); the user rejected hunk 2 of 3 (line 6); kept part of hunk 3 of 3 (lines 10-12)"), edit.detail);
-    assert.ok(edit.detail.includes("not -'step = 1', +'step = 2' (the user also changed other lines meanwhile"), edit.detail);
+    assert.ok(edit.detail.includes("kept hunk 1 of 3"), edit.detail);
+    assert.ok(edit.detail.includes("rejected hunk 2 of 3"), edit.detail);
+    assert.ok(edit.detail.includes("part of hunk 3 of 3"), edit.detail);
     // The receipt's detail is clipped there; that the reason reaches the model in full is
     // tests/server/test_review_inline.py's to show.
   }));
@@ -326,10 +334,10 @@ describe("Rune in VS Code", () => {
     await openFile(page, "util.py");
     await runCommand(page, "Rune: Fix This");
     await (await instructionBox(page)).press("Enter");
-    const dialog = page.locator(".monaco-dialog-box", { hasText: "echo hello-from-rune" });
-    await dialog.waitFor({ timeout: STEP_TIMEOUT });
-    await page.waitForTimeout(15_000); // a toast would have hidden by now; the dialog waits
-    await dialog.locator(".monaco-button", { hasText: "Run" }).click();
+    const prompt = page.locator(".quick-input-widget", { hasText: "Rune wants to run: echo hello-from-rune" });
+    await prompt.waitFor({ timeout: STEP_TIMEOUT });
+    await page.waitForTimeout(15_000); // a toast would have hidden by now; the prompt waits
+    await prompt.locator(".quick-input-list .monaco-list-row", { hasText: "run it this once" }).click();
     const toast = page.locator(".notification-toast", { hasText: "Rune completed" });
     await toast.waitFor({ timeout: STEP_TIMEOUT });
     assert.equal(
