@@ -11,8 +11,8 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } fro
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
-import { ARTIFACTS, CLIENT_DIR, Harness, LOCATIONS } from "./harness";
-import { instructionBox, latestReceipt, lens, openFile, runCommand, STEP_TIMEOUT, statusItem, waitForDisk } from "./steps";
+import { ARTIFACTS, CLIENT_DIR, Harness } from "./harness";
+import { instructionBox, latestReceipt, lens, openFile, openWorkbench, recorder, runCommand, sessionFiles, STEP_TIMEOUT, waitForDisk } from "./steps";
 
 const DOCS = path.join(CLIENT_DIR, "docs");
 
@@ -59,48 +59,12 @@ describe("Rune in VS Code: issue 27", () => {
       "workspace/big.py": BIG_BEFORE,
       "workspace/other.py": OTHER,
       "workspace/small.py": SMALL,
-      "workspace/.vscode/settings.json": JSON.stringify({
-        "rune.server.path": LOCATIONS.runeLsp,
-        "rune.provider": "ollama",
-        "rune.baseUrl": `http://127.0.0.1:${port}`,
-        "rune.model": "qwen3:14b",
-        "rune.nativeTools": true,
-        "rune.stateDir": harness.stateDir,
-      }),
-      "user-data/User/settings.json": JSON.stringify({
-        "workbench.startupEditor": "none",
-        "workbench.tips.enabled": false,
-        "security.workspace.trust.enabled": false,
-        "telemetry.telemetryLevel": "off",
-        "extensions.autoCheckUpdates": false,
-        "extensions.autoUpdate": false,
-        "update.mode": "none",
-        "chat.disableAIFeatures": true,
-        "window.commandCenter": false,
-        "remote.autoForwardPorts": false,
-        "workbench.secondarySideBar.defaultVisibility": "hidden",
-        "workbench.colorTheme": "Default Light Modern",
-      }),
+      ...sessionFiles(harness, port, { "workbench.colorTheme": "Default Light Modern" }),
     });
-    await harness.installExtension();
-    const url = await harness.startCodeServer();
-    page = await harness.openBrowser();
-    await page.goto(`${url}/?folder=${encodeURIComponent(harness.workspace)}`, { timeout: 2 * STEP_TIMEOUT });
-    await page.locator(".monaco-workbench").waitFor({ timeout: STEP_TIMEOUT });
-    await statusItem(page).filter({ has: page.locator(".codicon-hubot") }).waitFor({ timeout: STEP_TIMEOUT });
+    page = await openWorkbench(harness);
   });
 
-  function recorded(name: string, body: (page: Page) => Promise<void>): () => Promise<void> {
-    return async () => {
-      assert.ok(page !== undefined, "the workbench did not open");
-      try {
-        await body(page);
-      } catch (error) {
-        await page.screenshot({ path: path.join(ARTIFACTS, `failure-${name}.png`) }).catch(() => undefined);
-        throw error;
-      }
-    };
-  }
+  const recorded = recorder(() => page);
 
   after(async () => {
     if (page !== undefined) {

@@ -7,9 +7,70 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import * as path from "node:path";
 import type { Locator, Page } from "playwright-core";
-import { waitFor } from "./harness";
+import { ARTIFACTS, type Harness, LOCATIONS, waitFor } from "./harness";
 
 export const STEP_TIMEOUT = 60_000;
+
+/**
+ * The files every e2e session starts with besides its own: the workspace settings pointing the
+ * extension at the real server and the model double, and quiet User settings.
+ */
+export function sessionFiles(harness: Harness, port: number, user: Record<string, unknown> = {}): Record<string, string> {
+  return {
+    "workspace/.vscode/settings.json": JSON.stringify({
+      "rune.server.path": LOCATIONS.runeLsp,
+      "rune.provider": "ollama",
+      "rune.baseUrl": `http://127.0.0.1:${port}`,
+      "rune.model": "qwen3:14b",
+      // The script answers each run's turns in order: native tools, so a prose answer ends
+      // its run instead of meeting the coaching turn (which would take the next reply).
+      "rune.nativeTools": true,
+      // Not declared by the extension: undeclared keys of the section reach the server too.
+      "rune.stateDir": harness.stateDir,
+    }),
+    "user-data/User/settings.json": JSON.stringify({
+      "workbench.startupEditor": "none",
+      "workbench.tips.enabled": false,
+      "security.workspace.trust.enabled": false,
+      "telemetry.telemetryLevel": "off",
+      "extensions.autoCheckUpdates": false,
+      "extensions.autoUpdate": false,
+      "update.mode": "none",
+      "chat.disableAIFeatures": true,
+      "window.commandCenter": false,
+      "remote.autoForwardPorts": false,
+      "workbench.secondarySideBar.defaultVisibility": "hidden",
+      ...user,
+    }),
+  };
+}
+
+/** Installs the extension, serves code-server, opens the workspace; resolves once the server is up. */
+export async function openWorkbench(harness: Harness): Promise<Page> {
+  await harness.installExtension();
+  const url = await harness.startCodeServer();
+  const page = await harness.openBrowser();
+  await page.goto(`${url}/?folder=${encodeURIComponent(harness.workspace)}`, { timeout: 2 * STEP_TIMEOUT });
+  await page.locator(".monaco-workbench").waitFor({ timeout: STEP_TIMEOUT });
+  // The extension's status item says "Rune" once the language server is up.
+  await statusItem(page).filter({ has: page.locator(".codicon-hubot") }).waitFor({ timeout: STEP_TIMEOUT });
+  return page;
+}
+
+/** A test body that leaves a screenshot named after it in the artifacts when it fails. */
+export function recorder(page: () => Page | undefined) {
+  return (name: string, body: (page: Page) => Promise<void>): (() => Promise<void>) =>
+    async () => {
+      const current = page();
+      assert.ok(current !== undefined, "the workbench did not open");
+      try {
+        await body(current);
+      } catch (error) {
+        await current.screenshot({ path: path.join(ARTIFACTS, `failure-${name}.png`) }).catch(() => undefined);
+        throw error;
+      }
+    };
+}
 
 export interface StoredReceipt {
   result: { outcome: string; edits: { status: string; detail: string }[] };

@@ -23,6 +23,9 @@ import {
   statusItem,
   waitForDisk,
   waitForPreviewOf,
+  openWorkbench,
+  recorder,
+  sessionFiles,
 } from "./steps";
 
 const APP_BEFORE =
@@ -87,52 +90,12 @@ describe("Rune in VS Code", () => {
       "workspace/util.py": UTIL_BEFORE,
       "workspace/config.py": CONFIG_BEFORE,
       "workspace/notes.py": "# TODO\n",
-      "workspace/.vscode/settings.json": JSON.stringify({
-        "rune.server.path": LOCATIONS.runeLsp,
-        "rune.provider": "ollama",
-        "rune.baseUrl": `http://127.0.0.1:${port}`,
-        "rune.model": "qwen3:14b",
-        // The script answers each run's turns in order: native tools, so a prose answer ends
-        // its run instead of meeting the coaching turn (which would take the next reply).
-        "rune.nativeTools": true,
-        // Not declared by the extension: undeclared keys of the section reach the server too.
-        "rune.stateDir": harness.stateDir,
-      }),
-      "user-data/User/settings.json": JSON.stringify({
-        "workbench.startupEditor": "none",
-        "workbench.tips.enabled": false,
-        "security.workspace.trust.enabled": false,
-        "telemetry.telemetryLevel": "off",
-        "extensions.autoCheckUpdates": false,
-        "extensions.autoUpdate": false,
-        "update.mode": "none",
-        "chat.disableAIFeatures": true,
-        "window.commandCenter": false,
-        "remote.autoForwardPorts": false,
-        "workbench.secondarySideBar.defaultVisibility": "hidden",
-      }),
+      ...sessionFiles(harness, port),
     });
-    await harness.installExtension();
-    const url = await harness.startCodeServer();
-    page = await harness.openBrowser();
-    await page.goto(`${url}/?folder=${encodeURIComponent(harness.workspace)}`, { timeout: 2 * STEP_TIMEOUT });
-    await page.locator(".monaco-workbench").waitFor({ timeout: STEP_TIMEOUT });
-    // The extension's status item says "Rune" once the language server is up.
-    await statusItem(page).filter({ has: page.locator(".codicon-hubot") }).waitFor({ timeout: STEP_TIMEOUT });
+    page = await openWorkbench(harness);
   });
 
-  /** A failing step leaves a screenshot named after its test in the artifacts. */
-  function recorded(name: string, body: (page: Page) => Promise<void>): () => Promise<void> {
-    return async () => {
-      assert.ok(page !== undefined, "the workbench did not open");
-      try {
-        await body(page);
-      } catch (error) {
-        await page.screenshot({ path: path.join(ARTIFACTS, `failure-${name}.png`) }).catch(() => undefined);
-        throw error;
-      }
-    };
-  }
+  const recorded = recorder(() => page);
 
   after(async () => {
     if (page !== undefined) {
