@@ -201,7 +201,13 @@ export class InlineReviews implements ReviewHost, vscode.Disposable {
         text: change.text,
       })),
     );
-    void this.settle();
+    // Typing only redraws (the cursor stays where the user types); once typing made the last
+    // pending hunk stale, the review is over and answers.
+    if (open.session.done) {
+      void this.settle();
+    } else {
+      this.renderer.render();
+    }
   }
 
   /** The run ended (or a newer proposal replaced this one): nothing lands. */
