@@ -1,6 +1,7 @@
 /** Activation: the commands, the server, and its restart when its launch settings change. */
 
 import * as vscode from "vscode";
+import { REVOKE_COMMAND, revokeAllowed } from "./approval";
 import { buildFixArgs, effectiveRange } from "./fixArgs";
 import { InlineReviews } from "./inlineReview";
 import { askInstruction } from "./instruction";
@@ -20,7 +21,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const reviews = new InlineReviews(output);
   const view = new RunView();
   const tracker = new RunTracker(() => controller?.client, output, reviews, view);
-  const server = new ServerController(output, tracker, reviews);
+  const server = new ServerController(output, tracker, reviews, view);
   controller = server;
   context.subscriptions.push(
     output,
@@ -31,6 +32,7 @@ export function activate(context: vscode.ExtensionContext): void {
       typeof receipt === "string" ? openReceipt(receipt) : undefined,
     ),
     vscode.commands.registerCommand(SHOW_RUNS_COMMAND, () => view.reveal()),
+    vscode.commands.registerCommand(REVOKE_COMMAND, (command: unknown) => revokeAllowed(command)),
     server,
     vscode.commands.registerCommand(FIX_THIS_COMMAND, () => fixThis(server, tracker)),
     vscode.commands.registerCommand(CANCEL_RUN_COMMAND, () => cancelRuns(tracker)),

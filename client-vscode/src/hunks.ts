@@ -16,7 +16,12 @@ export interface Span {
 
 export type Verdict =
   | { readonly kind: "pending" }
-  | { readonly kind: "accepted"; readonly lines?: readonly number[] }
+  /**
+   * `lines`: a per-line accept, numbered as the server numbers a hunk's changed lines (1-based,
+   * its removed lines first, then its added ones: `lineRows`); `text` is what the server said
+   * those lines make of the hunk (`rune/keepLines`), which is what lands.
+   */
+  | { readonly kind: "accepted"; readonly lines?: readonly number[]; readonly text?: string }
   | { readonly kind: "rejected"; readonly reason?: string }
   /** The user edited inside the hunk: it can no longer land as proposed. */
   | { readonly kind: "stale" };
@@ -47,26 +52,33 @@ export function makeHunk(span: Span, oldText: string, newText: string): Hunk {
   return { span, oldLines: splitLines(oldText), newLines: splitLines(newText), verdict: { kind: "pending" } };
 }
 
-/** How many changed lines a hunk has for a per-line accept: old and new lines paired up. */
-export function changedLines(hunk: Hunk): number {
-  return Math.max(hunk.oldLines.length, hunk.newLines.length);
+/** One changed line of a hunk as a per-line accept lists it. */
+export interface LineRow {
+  /** 1-based, in the server's order (review/hunks.py LINE_NUMBERING): removed, then added. */
+  readonly number: number;
+  readonly sign: "-" | "+";
+  readonly text: string;
 }
 
 /**
- * What replaces the hunk's old lines. Line `i` pairs old line `i` with new line `i`; taking it
- * puts the new line there (or drops the old one when the proposal has fewer lines, or adds the
- * new one when it has more); leaving it keeps the old line. `lines` undefined: the whole hunk.
+ * The hunk's changed lines numbered as the server numbers them for `lines` (mode B's
+ * `rune.acceptHunk` and `rune/keepLines`): its removed lines first, then its added lines. The
+ * client only lists them; what a choice of them makes of the hunk is the server's to say.
  */
-export function replacement(hunk: Hunk, lines?: readonly number[]): string {
-  if (lines === undefined) {
-    return hunk.newLines.join("");
+export function lineRows(hunk: Hunk): LineRow[] {
+  const rows = [
+    ...hunk.oldLines.map((text) => ({ sign: "-" as const, text })),
+    ...hunk.newLines.map((text) => ({ sign: "+" as const, text })),
+  ];
+  return rows.map((row, index) => ({ number: index + 1, ...row }));
+}
+
+/** What replaces the hunk's old lines when it is accepted: the proposal, or the server's text for a per-line accept. */
+export function replacement(hunk: Hunk): string {
+  if (hunk.verdict.kind === "accepted" && hunk.verdict.text !== undefined) {
+    return hunk.verdict.text;
   }
-  const taken = new Set(lines);
-  let text = "";
-  for (let i = 0; i < changedLines(hunk); i++) {
-    text += taken.has(i) ? (hunk.newLines[i] ?? "") : (hunk.oldLines[i] ?? "");
-  }
-  return text;
+  return hunk.newLines.join("");
 }
 
 /**
@@ -121,8 +133,7 @@ export function answerFor(hunks: readonly Hunk[], landed: boolean): Answer {
       : [],
   );
   const stale = hunks.flatMap((hunk, index) => (hunk.verdict.kind === "stale" ? [index + 1] : []));
-  // Which lines of a hunk landed the server reads from the text itself (line i of the old
-  // lines replaced by line i of the new ones); what it cannot read is why.
+  // Which lines of a hunk landed the server reads from the text itself; what it cannot read is why.
   const notes = [...reasons];
   if (stale.length > 0) {
     notes.push(`the user edited inside hunk ${stale.join(", ")} during the review, so it was not applied`);
@@ -130,6 +141,11 @@ export function answerFor(hunks: readonly Hunk[], landed: boolean): Answer {
   const said = notes.join("; ");
   if (landed) {
     return said === "" ? { applied: true } : { applied: true, failureReason: said };
+  }
+  // Nothing the user rejected, only hunks they typed into: that is `stale`, not a rejection
+  // (issue 27 point 7; the server reads this reason, /work/notes/vscode-protocol.md H).
+  if (stale.length > 0 && hunks.every((hunk) => hunk.verdict.kind === "stale" || hunk.verdict.kind === "accepted")) {
+    return { applied: false, failureReason: said };
   }
   // Always with a reason: a bare `applied: false` is VS Code refusing an edit for an older
   // version of the document, which the server reports as stale once the user typed.

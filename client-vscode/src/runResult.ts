@@ -15,11 +15,16 @@ export interface EditRecord {
   readonly status: EditStatus;
   /** What happened to it, as the model was told (e.g. which hunks were kept). */
   readonly detail: string;
+  /** The user's words when they rejected it (or some of its hunks), as the model heard them. */
+  readonly reasons: readonly string[];
 }
 
 export interface ToolCallRecord {
   readonly name: string;
   readonly status: string;
+  /** run_command: the command, and its whole output as the model got it (bounded by the server). */
+  readonly command?: string;
+  readonly output?: string;
 }
 
 export interface RunResult {
@@ -79,7 +84,30 @@ function parseEdit(value: unknown, where: string): EditRecord {
     path: text(raw.path, `${where}.path`),
     status: status as EditStatus,
     detail: optionalText(raw.detail, `${where}.detail`) ?? "",
+    reasons: reasonsOf(raw, where),
   };
+}
+
+/** `reason` of the edit and of its `hunks[]` (hunk n: why), in that order; none when absent. */
+function reasonsOf(raw: Record<string, unknown>, where: string): string[] {
+  const reasons: string[] = [];
+  const own = optionalText(raw.reason, `${where}.reason`);
+  if (own !== null && own !== "") {
+    reasons.push(own);
+  }
+  const hunks = raw.hunks ?? [];
+  if (!Array.isArray(hunks)) {
+    throw new RunResultError(`${where}.hunks: expected a list, got ${show(hunks)}`);
+  }
+  hunks.forEach((item, index) => {
+    const hunk = record(item, `${where}.hunks[${index}]`);
+    const reason = optionalText(hunk.reason, `${where}.hunks[${index}].reason`);
+    if (reason !== null && reason !== "" && !reasons.includes(reason)) {
+      const id = typeof hunk.hunkId === "number" ? `hunk ${hunk.hunkId + 1}: ` : "";
+      reasons.push(`${id}${reason}`);
+    }
+  });
+  return reasons;
 }
 
 function parseCalls(value: unknown): ToolCallRecord[] {
@@ -90,8 +118,16 @@ function parseCalls(value: unknown): ToolCallRecord[] {
     throw new RunResultError(`result.toolCalls: expected a list, got ${show(value)}`);
   }
   return value.map((item, index) => {
-    const raw = record(item, `result.toolCalls[${index}]`);
-    return { name: text(raw.name, `result.toolCalls[${index}].name`), status: text(raw.status, `result.toolCalls[${index}].status`) };
+    const where = `result.toolCalls[${index}]`;
+    const raw = record(item, where);
+    const command = optionalText(raw.command, `${where}.command`);
+    const output = optionalText(raw.output, `${where}.output`);
+    return {
+      name: text(raw.name, `${where}.name`),
+      status: text(raw.status, `${where}.status`),
+      ...(command === null ? {} : { command }),
+      ...(output === null ? {} : { output }),
+    };
   });
 }
 

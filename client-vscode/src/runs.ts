@@ -20,7 +20,7 @@ import {
 } from "vscode-languageclient/node";
 import type { FixThisArgs } from "./fixArgs";
 import { type InlineReviews, REVIEW_COMMANDS } from "./inlineReview";
-import type { RunView } from "./runView";
+import type { Reply, RunView } from "./runView";
 import type { RunStory } from "./story";
 import { runIdFromToken, statusText, statusTooltip } from "./progressText";
 import { notificationFor, parseRunResult, receiptCandidates, type RunResult, type Severity } from "./runResult";
@@ -70,6 +70,9 @@ export class RunTracker implements vscode.Disposable {
     this.status = vscode.window.createStatusBarItem("rune.run", vscode.StatusBarAlignment.Left, 100);
     this.status.name = "Rune";
     this.reviewWatch = vscode.Disposable.from(
+      view.onDidReply((reply) => {
+        void this.followUp(reply);
+      }),
       reviews.onDidChangeActive(() => {
         this.refresh();
       }),
@@ -91,21 +94,43 @@ export class RunTracker implements vscode.Disposable {
 
   /** Sends `rune.fixThis` and reports its result; resolves when the run has ended. */
   fixThis(args: FixThisArgs): Promise<void> {
-    const file = vscode.Uri.parse(args.uri).path.split("/").at(-1) ?? args.uri;
-    return this.execute(FIX_THIS, args, file, args.instruction ?? "");
+    return this.execute(FIX_THIS, args, () => this.view.start(fileName(args.uri), args.instruction ?? "", args.uri));
+  }
+
+  /**
+   * The user replied to a finished run in the Rune view: the same conversation goes on as a
+   * new run that starts from the first one's transcript (`rune.fixThis` with `continues`,
+   * /work/notes/vscode-protocol.md "Follow-up turn"), with a budget of its own as large.
+   */
+  followUp(reply: Reply): Promise<void> {
+    const { story, text } = reply;
+    const runId = story.result?.runId;
+    if (story.uri === undefined || runId === undefined) {
+      return Promise.resolve();
+    }
+    const args = { uri: story.uri, instruction: text, continues: runId };
+    return this.execute(FIX_THIS, args, () => this.view.start(story.file, text, story.uri, story.id));
   }
 
   resume(args: unknown): Promise<void> {
-    return this.execute(RESUME, args, "resumed run", "continue an interrupted run");
+    return this.execute(RESUME, args, () => this.view.start("resumed run", "continue an interrupted run"));
   }
 
-  private async execute(command: string, argument: unknown, file: string, task: string): Promise<void> {
+  /** The model's text streaming in (`rune/modelText {token, text}`), to its run's story. */
+  onModelText(token: ProgressToken, text: string): void {
+    const run = this.runOf(token);
+    if (run !== undefined && text !== "") {
+      this.view.streamed(run.story, text);
+    }
+  }
+
+  private async execute(command: string, argument: unknown, story: () => RunStory): Promise<void> {
     const client = this.client();
     if (client === undefined || !client.isRunning()) {
       await this.showError("Rune: the language server is not running. Check the output, or run Rune: Restart Server.");
       return;
     }
-    const run: InFlight = { cancel: new CancellationTokenSource(), story: this.view.start(file, task) };
+    const run: InFlight = { cancel: new CancellationTokenSource(), story: story() };
     this.inFlight.add(run);
     this.refresh();
     let result: RunResult;
@@ -247,6 +272,10 @@ export class RunTracker implements vscode.Disposable {
     this.status.dispose();
     this.reviewWatch.dispose();
   }
+}
+
+function fileName(uri: string): string {
+  return vscode.Uri.parse(uri).path.split("/").at(-1) ?? uri;
 }
 
 export async function openReceipt(receipt: string): Promise<void> {

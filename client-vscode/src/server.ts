@@ -9,6 +9,7 @@ import { createInterface } from "node:readline";
 import * as vscode from "vscode";
 import {
   ApplyWorkspaceEditRequest,
+  ExecuteCommandRequest,
   type MessageActionItem,
   MessageType,
   ShowMessageRequest,
@@ -30,8 +31,11 @@ import {
 import { offersFixThis } from "./codeActions";
 import { decideServer, describeLaunch, type ServerLaunch, startFailure } from "./discovery";
 import { asFixThisArgs } from "./fixArgs";
-import { type InlineReviews, inlineTarget } from "./inlineReview";
+import { type InlineReviews, type InlineTarget, inlineTarget, type KeepLines } from "./inlineReview";
+import { approveCommand, askToRun } from "./approval";
+import { parseRunPrompt } from "./commandText";
 import { askInstruction } from "./instruction";
+import type { RunView } from "./runView";
 import { FIX_THIS, RESUME, type RunTracker } from "./runs";
 import { gatherFacts } from "./serverFacts";
 import { levelReader } from "./serverLog";
@@ -40,14 +44,25 @@ import { launchChanged, type LaunchSettings, serverSettings } from "./settings";
 const OPEN_SETTINGS = "Open Settings";
 /** The server asks this before running `rune.checkCommand`, so the check sees accepted edits. */
 const SAVE_DOCUMENTS = "rune/saveDocuments";
+/** The server's per-line accept of a hunk (review/hunks.py keep_lines), a workspace/executeCommand. */
+const KEEP_LINES = "rune.keepLines";
+/** The server asks this client to approve a command (advertised `runeCommandApproval`). */
+const APPROVE_COMMAND = "rune/approveCommand";
 
-/** Advertises `experimental.runeSaveDocuments`: this client saves documents when asked. */
-class SaveDocumentsFeature implements StaticFeature {
+/** The server streams the model's visible text to a client that asks (`runeModelText`). */
+const MODEL_TEXT = "rune/modelText";
+
+/**
+ * Advertises `experimental.runeSaveDocuments` (this client saves documents when asked),
+ * `runeModelText` (it shows the model's text as it streams) and `runeCommandApproval` (it answers
+ * `rune/approveCommand`).
+ */
+class RuneFeatures implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
     // `experimental` is typed `any` by the protocol; only an object can be extended.
     const current: unknown = capabilities.experimental;
     const experimental = typeof current === "object" && current !== null ? current : {};
-    capabilities.experimental = { ...experimental, runeSaveDocuments: true };
+    capabilities.experimental = { ...experimental, runeSaveDocuments: true, runeModelText: true, runeCommandApproval: true };
   }
   getState(): FeatureState {
     return { kind: "static" };
@@ -79,6 +94,7 @@ export class ServerController implements vscode.Disposable {
     private readonly output: vscode.LogOutputChannel,
     private readonly tracker: RunTracker,
     private readonly reviews: InlineReviews,
+    private readonly view: RunView,
   ) {}
 
   get client(): LanguageClient | undefined {
@@ -145,12 +161,18 @@ export class ServerController implements vscode.Disposable {
     }
     this.output.appendLine(`starting ${describeLaunch(decision)}`);
     const client = new LanguageClient("rune", "Rune", serverOptions(decision), this.clientOptions());
-    client.registerFeature(new SaveDocumentsFeature());
+    client.registerFeature(new RuneFeatures());
     client.onRequest(SAVE_DOCUMENTS, saveDocuments);
+    client.onNotification(MODEL_TEXT, (params: { token?: unknown; text?: unknown }) => {
+      if ((typeof params.token === "string" || typeof params.token === "number") && typeof params.text === "string") {
+        this.tracker.onModelText(params.token, params.text);
+      }
+    });
     // Replaces the language client's own applyEdit handler (registered before this one), for
     // the cancellation token: the server withdraws a dead run's proposal with $/cancelRequest.
     client.onRequest(ApplyWorkspaceEditRequest.type, (params, token) => this.applyEdit(client, params, token));
-    client.onRequest(ShowMessageRequest.type, (params, token) => askUser(params, token, this.output));
+    client.onRequest(ShowMessageRequest.type, (params, token) => askUser(params, token, this.output, this.view));
+    client.onRequest(APPROVE_COMMAND, (params: unknown, token: CancellationToken) => approveCommand(params, token, this.output, this.view));
     this.current = client;
     client.onDidChangeState(({ newState }) => {
       if (this.current === client) {
@@ -165,6 +187,7 @@ export class ServerController implements vscode.Disposable {
     });
     try {
       await client.start();
+      this.reviews.keepLines = keepLinesOf(client);
     } catch (error) {
       this.current = undefined;
       this.tracker.setServerState({ state: "failed", detail: `the server did not start: ${String(error)}` });
@@ -286,11 +309,11 @@ export class ServerController implements vscode.Disposable {
     token: CancellationToken,
   ): Promise<ApplyWorkspaceEditResult> {
     const mode = vscode.workspace.getConfiguration("rune").get<string>("review.mode", "inline");
-    const target = mode === "preview" ? undefined : inlineTarget(params);
-    if (target !== undefined) {
+    const target = inlineTarget(params);
+    if (mode !== "preview" && target !== undefined) {
       return this.reviews.review(target, token);
     }
-    const converted = await client.protocol2CodeConverter.asWorkspaceEdit(params.edit);
+    const converted = target === undefined ? await client.protocol2CodeConverter.asWorkspaceEdit(params.edit) : tickedPreview(target);
     if (!versionsMatch(client, params)) {
       return { applied: false };
     }
@@ -340,45 +363,50 @@ function userSet(key: string): boolean {
   );
 }
 
-/** The server asks this before running a command the model wants (docs/interface.md). */
-const RUN_PROMPT = "rune wants to run: ";
-
 /**
- * `window/showMessageRequest`. The server's Run / Deny for a command is a modal dialog, which
- * waits for the user (a notification toast hides after seconds and its buttons then do nothing);
- * if the server stopped waiting meanwhile (its request timeout), the user is told the command
- * was not run. Any other request is a notification with its buttons, as the language client does.
+ * `window/showMessageRequest`. The server's approval of a command goes to approval.ts (a quick
+ * pick the server's cancellation closes, the whole command in the Rune view); any other request
+ * is a notification with its buttons, as the language client does.
  */
 async function askUser(
   params: ShowMessageRequestParams,
   token: CancellationToken,
   output: vscode.LogOutputChannel,
+  view: RunView,
 ): Promise<MessageActionItem | null> {
   const actions = params.actions ?? [];
-  const titles = actions.map((action) => action.title);
-  let chosen: string | undefined;
-  if (params.message.startsWith(RUN_PROMPT)) {
-    const [command = "", where = ""] = params.message.slice(RUN_PROMPT.length).split("\n");
-    chosen = await vscode.window.showWarningMessage(
-      "Rune wants to run a command",
-      { modal: true, detail: `${command}\n${where}\n\nIts output shows in the Rune view (Rune: Show Runs).` },
-      ...titles,
-    );
-    if (token.isCancellationRequested) {
-      output.warn(`the answer to "${command}" came after the server stopped waiting; it was not run`);
-      void vscode.window.showWarningMessage(`Rune: the request to run ${command} had timed out; it was not run.`);
-      return null;
-    }
-  } else {
-    const show =
-      params.type === MessageType.Error
-        ? vscode.window.showErrorMessage
-        : params.type === MessageType.Warning
-          ? vscode.window.showWarningMessage
-          : vscode.window.showInformationMessage;
-    chosen = await show(params.message, ...titles);
+  const prompt = parseRunPrompt(params.message);
+  if (prompt !== undefined) {
+    return askToRun(prompt, actions, token, view, output);
   }
+  const show =
+    params.type === MessageType.Error
+      ? vscode.window.showErrorMessage
+      : params.type === MessageType.Warning
+        ? vscode.window.showWarningMessage
+        : vscode.window.showInformationMessage;
+  const chosen = await show(params.message, ...actions.map((action) => action.title));
   return actions.find((action) => action.title === chosen) ?? null;
+}
+
+/**
+ * One file's hunks for the Refactor Preview, starting ticked: VS Code ticks an edit whose
+ * annotation does not need confirmation, and opens the preview only when some edit does, so the
+ * hunks go under `needsConfirmation: false` and one empty insertion carries the confirmation.
+ * Applying it changes nothing; leaving it unticked changes nothing either.
+ */
+function tickedPreview(target: InlineTarget): vscode.WorkspaceEdit {
+  const edit = new vscode.WorkspaceEdit();
+  const uri = vscode.Uri.parse(target.uri);
+  for (const hunk of target.edits) {
+    const range = new vscode.Range(hunk.range.start.line, hunk.range.start.character, hunk.range.end.line, hunk.range.end.character);
+    edit.replace(uri, range, hunk.newText, { needsConfirmation: false, label: `${target.label}: the proposed hunks (untick one to leave it out)` });
+  }
+  edit.insert(uri, new vscode.Position(0, 0), "", {
+    needsConfirmation: true,
+    label: "Rune: review, then Apply (this entry changes nothing)",
+  });
+  return edit;
 }
 
 /** The language client's own check: an edit for an older version of an open document fails. */
@@ -393,6 +421,29 @@ function versionsMatch(client: LanguageClient, params: ApplyWorkspaceEditParams)
     }
   }
   return true;
+}
+
+/**
+ * Per-line accept as the server decides it (`rune/keepLines`, /work/notes/vscode-protocol.md A):
+ * the text the chosen lines (numbered as in mode B) make of a hunk. Undefined when the server
+ * does not offer it: then the client offers no per-line accept rather than a rule of its own.
+ */
+function keepLinesOf(client: LanguageClient): KeepLines | undefined {
+  const offered = client.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
+  if (!offered.includes(KEEP_LINES)) {
+    return undefined;
+  }
+  return async (oldText, newText, lines) => {
+    const answer: unknown = await client.sendRequest(ExecuteCommandRequest.type, {
+      command: KEEP_LINES,
+      arguments: [{ oldText, newText, lines }],
+    });
+    const text = typeof answer === "object" && answer !== null ? (answer as { text?: unknown }).text : undefined;
+    if (typeof text !== "string") {
+      throw new Error(`${KEEP_LINES}: expected {text: string}, got ${JSON.stringify(answer)}`);
+    }
+    return text;
+  };
 }
 
 function serverOptions(launch: ServerLaunch): ServerOptions {

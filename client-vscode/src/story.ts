@@ -5,21 +5,31 @@
  * answer's Markdown is rendered by VS Code's own Markdown engine and passed in.
  */
 
+import { type RunPrompt, visibleControls } from "./commandText";
 import type { RunResult } from "./runResult";
 
 export interface StoryCall {
   readonly name: string;
   readonly arguments: string;
   readonly status: string;
-  /** What the model read back (for run_command: the command's output), bounded by the server. */
+  /**
+   * What the model read back (for run_command: the command's output): the receipt's whole
+   * `output` (bounded by the server as the model's view is), else its 200-character `digest`.
+   */
   readonly output: string;
 }
 
 export interface RunStory {
   readonly id: number;
   readonly file: string;
+  /** The document the run was asked on (a follow-up is asked on it again). */
+  readonly uri?: string;
   readonly task: string;
   readonly steps: string[];
+  /** The model's visible text as it streams in (`rune/modelText`), until the result is in. */
+  streamed?: string;
+  /** The run this one continues (a follow-up turn), by the view's story id. */
+  readonly followUpOf?: number;
   result?: RunResult;
   calls?: readonly StoryCall[];
   /** The answer's Markdown as HTML, already rendered and sanitised by VS Code. */
@@ -43,9 +53,10 @@ export function callsOfReceipt(receipt: unknown): StoryCall[] {
     if (typeof call !== "object" || call === null) {
       return [];
     }
-    const { name, arguments: args, status, digest } = call as Record<string, unknown>;
+    const { name, arguments: args, status, digest, output } = call as Record<string, unknown>;
+    const text = typeof output === "string" ? output : typeof digest === "string" ? digest : "";
     return typeof name === "string" && typeof status === "string"
-      ? [{ name, arguments: typeof args === "string" ? args : "", status, output: typeof digest === "string" ? digest : "" }]
+      ? [{ name, arguments: typeof args === "string" ? args : "", status, output: text }]
       : [];
   });
 }
@@ -61,12 +72,16 @@ export function storyHtml(story: RunStory, receiptLink: string | undefined): str
   const state = result
     ? `${result.outcome} · step ${result.iterationsUsed}/${result.iterationBudget}`
     : (story.ended ?? story.steps.at(-1) ?? "starting");
-  parts.push(`<h2>${escapeHtml(story.file)} <span class="state">${escapeHtml(state)}</span></h2>`);
-  parts.push(`<p class="task"><b>Task:</b> ${escapeHtml(story.task || "fix the problems in the selection")}</p>`);
+  const followUp = story.followUpOf === undefined ? "" : ` <span class="state">(follow-up of run ${story.followUpOf})</span>`;
+  parts.push(`<h2>${escapeHtml(story.file)} <span class="state">${escapeHtml(state)}</span>${followUp}</h2>`);
+  parts.push(`<p class="task"><b>${story.followUpOf === undefined ? "Task" : "You"}:</b> ${escapeHtml(story.task || "fix the problems in the selection")}</p>`);
   if (result === undefined && story.steps.length > 0) {
     parts.push(`<ol class="steps">${story.steps.map((step) => `<li>${escapeHtml(step)}</li>`).join("")}</ol>`);
   }
-  const calls = story.calls ?? result?.toolCalls.map((call) => ({ ...call, arguments: "", output: "" })) ?? [];
+  if (result === undefined && story.streamed !== undefined && story.streamed !== "") {
+    parts.push(`<h3>The model writes</h3><pre class="streamed">${escapeHtml(story.streamed)}</pre>`);
+  }
+  const calls = story.calls ?? result?.toolCalls.map(callOfResult) ?? [];
   if (calls.length > 0) {
     parts.push("<h3>Tool calls</h3><ul class=\"calls\">");
     for (const call of calls) {
@@ -74,7 +89,13 @@ export function storyHtml(story: RunStory, receiptLink: string | undefined): str
         call.name === "run_command" && call.output !== ""
           ? `<pre class="output">${escapeHtml(call.output)}</pre>`
           : "";
-      const args = call.arguments === "" ? "" : ` <code>${escapeHtml(shorten(call.arguments, 120))}</code>`;
+      const command = call.name === "run_command" ? commandOf(call.arguments) : undefined;
+      const args =
+        command !== undefined
+          ? ` <code class="command">${escapeHtml(visibleControls(command))}</code>`
+          : call.arguments === ""
+            ? ""
+            : ` <code>${escapeHtml(shorten(call.arguments, 120))}</code>`;
       parts.push(`<li><b>${escapeHtml(call.name)}</b>${args} <span class="status ${escapeHtml(call.status)}">${escapeHtml(call.status)}</span>${output}</li>`);
     }
     parts.push("</ul>");
@@ -84,7 +105,8 @@ export function storyHtml(story: RunStory, receiptLink: string | undefined): str
     parts.push("<h3>Edits</h3><ul class=\"edits\">");
     for (const edit of edits) {
       const detail = edit.detail === "" ? "" : `<div class="detail">${escapeHtml(edit.detail)}</div>`;
-      parts.push(`<li><b>${escapeHtml(edit.path)}</b> (${escapeHtml(edit.tool)}) <span class="status ${edit.status}">${edit.status}</span>${detail}</li>`);
+      const reasons = edit.reasons.map((reason) => `<div class="reason">Your reason: ${escapeHtml(reason)}</div>`).join("");
+      parts.push(`<li><b>${escapeHtml(edit.path)}</b> (${escapeHtml(edit.tool)}) <span class="status ${edit.status}">${edit.status}</span>${detail}${reasons}</li>`);
     }
     parts.push("</ul>");
   }
@@ -104,7 +126,61 @@ export function storyHtml(story: RunStory, receiptLink: string | undefined): str
   for (const note of story.notes ?? []) {
     parts.push(`<p class="note">${escapeHtml(note)}</p>`);
   }
-  return `<section class="run">${parts.join("\n")}</section>`;
+  if (result !== undefined && story.uri !== undefined) {
+    // The webview's script posts it (runView.ts); the run goes on as a new run with the transcript.
+    parts.push(
+      `<form class="reply" data-story="${story.id}"><textarea name="reply" rows="2" placeholder="Reply to continue this run's conversation (a new run with the transcript, same budget)"></textarea><button type="submit">Reply</button></form>`,
+    );
+  }
+  return `<section class="run" id="run-${story.id}">${parts.join("\n")}</section>`;
+}
+
+/** A call of the run result as the view shows it: the command and output when the server sent them. */
+function callOfResult(call: RunResult["toolCalls"][number]): StoryCall {
+  return {
+    name: call.name,
+    status: call.status,
+    arguments: call.command === undefined ? "" : JSON.stringify({ command: call.command }),
+    output: call.output ?? "",
+  };
+}
+
+/**
+ * The receipt's calls with the whole output the result carries where the receipt has only its
+ * 200-character digest (the result's `toolCalls[]` are in the same order).
+ */
+export function withResultOutputs(calls: readonly StoryCall[], result: RunResult): StoryCall[] {
+  return calls.map((call, index) => {
+    const whole = result.toolCalls[index]?.output;
+    return whole !== undefined && whole.length > call.output.length ? { ...call, output: whole } : call;
+  });
+}
+
+/** The `command` of a run_command call's JSON arguments, whole; undefined when unreadable. */
+export function commandOf(args: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(args);
+    const command = typeof parsed === "object" && parsed !== null ? (parsed as { command?: unknown }).command : undefined;
+    return typeof command === "string" ? command : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The command waiting for the user's answer: whole, its control characters visible. */
+export function askingHtml(prompt: RunPrompt): string {
+  return `<section class="asking"><h2>Rune wants to run a command</h2><pre class="command">${escapeHtml(visibleControls(prompt.command))}</pre><p class="detail">in ${escapeHtml(prompt.cwd || "the workspace")}. Answer in the prompt at the top of the window: Run, Allow for this run, Always allow in this workspace, or Deny.</p></section>`;
+}
+
+/** The workspace's allowed commands with a Revoke link each (`revokeLink(command)` is a command URI). */
+export function allowedHtml(allowed: readonly string[], revokeLink: (command: string) => string): string {
+  if (allowed.length === 0) {
+    return "";
+  }
+  const items = allowed
+    .map((command) => `<li><code class="command">${escapeHtml(visibleControls(command))}</code> <a href="${escapeHtml(revokeLink(command))}">Revoke</a></li>`)
+    .join("");
+  return `<section class="allowed"><h3>Commands this workspace runs without asking (rune.allowedCommands)</h3><ul>${items}</ul></section>`;
 }
 
 function shorten(text: string, max: number): string {

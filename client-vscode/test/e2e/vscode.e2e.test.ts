@@ -6,11 +6,27 @@
  */
 
 import assert from "node:assert/strict";
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { ARTIFACTS, Harness, LOCATIONS, waitFor } from "./harness";
+import {
+  instructionBox,
+  latestReceipt,
+  lens,
+  openFile,
+  receipts,
+  runCommand,
+  saveUserSettings,
+  STEP_TIMEOUT,
+  statusItem,
+  waitForDisk,
+  waitForPreviewOf,
+  openWorkbench,
+  recorder,
+  sessionFiles,
+} from "./steps";
 
 const APP_BEFORE =
   `def greet(name):\n    return "Helo, " + name\n\n\ndef main():\n    print(greet("world"))\n\n\n` +
@@ -21,8 +37,12 @@ const APP_PROPOSED = APP_BEFORE.replace("Helo", "Hello")
   .replace("low = 1", "low = 0")
   .replace("high = 10", "high = 100")
   .replace("step = 1", "step = 2");
-/** What lands: the line the user typed above the pending hunks, hunk 1, two lines of hunk 3. */
-const APP_AFTER = `# greetings\n${APP_BEFORE.replace("Helo", "Hello").replace("low = 1", "low = 0").replace("high = 10", "high = 100")}`;
+/**
+ * What lands: the line the user typed above the pending hunks, hunk 1, and of hunk 3 the old
+ * `step = 1` kept with the new `low`/`high` (the server's rule puts what stays of the old lines
+ * before what is added: review/hunks.py keep_lines).
+ */
+const APP_AFTER = `# greetings\n${APP_BEFORE.replace("Helo", "Hello").replace("    low = 1\n    high = 10\n    step = 1\n", "    step = 1\n    low = 0\n    high = 100\n")}`;
 const TYPED_BEFORE = `def main():\n    pass\n`;
 const UTIL_BEFORE = `def double(x):\n    return x * 2\n`;
 const CONFIG_BEFORE = `DEBUG = True\n`;
@@ -32,7 +52,6 @@ const RUN_ANSWER = "The check prints its greeting.\n\n- ran `echo`\n- **nothing 
 
 const CODE_ACTION_ANSWER = "double() is fine as it is.";
 
-const STEP_TIMEOUT = 60_000;
 
 describe("Rune in VS Code", () => {
   const harness = new Harness();
@@ -71,52 +90,12 @@ describe("Rune in VS Code", () => {
       "workspace/util.py": UTIL_BEFORE,
       "workspace/config.py": CONFIG_BEFORE,
       "workspace/notes.py": "# TODO\n",
-      "workspace/.vscode/settings.json": JSON.stringify({
-        "rune.server.path": LOCATIONS.runeLsp,
-        "rune.provider": "ollama",
-        "rune.baseUrl": `http://127.0.0.1:${port}`,
-        "rune.model": "qwen3:14b",
-        // The script answers each run's turns in order: native tools, so a prose answer ends
-        // its run instead of meeting the coaching turn (which would take the next reply).
-        "rune.nativeTools": true,
-        // Not declared by the extension: undeclared keys of the section reach the server too.
-        "rune.stateDir": harness.stateDir,
-      }),
-      "user-data/User/settings.json": JSON.stringify({
-        "workbench.startupEditor": "none",
-        "workbench.tips.enabled": false,
-        "security.workspace.trust.enabled": false,
-        "telemetry.telemetryLevel": "off",
-        "extensions.autoCheckUpdates": false,
-        "extensions.autoUpdate": false,
-        "update.mode": "none",
-        "chat.disableAIFeatures": true,
-        "window.commandCenter": false,
-        "remote.autoForwardPorts": false,
-        "workbench.secondarySideBar.defaultVisibility": "hidden",
-      }),
+      ...sessionFiles(harness, port),
     });
-    await harness.installExtension();
-    const url = await harness.startCodeServer();
-    page = await harness.openBrowser();
-    await page.goto(`${url}/?folder=${encodeURIComponent(harness.workspace)}`);
-    await page.locator(".monaco-workbench").waitFor({ timeout: STEP_TIMEOUT });
-    // The extension's status item says "Rune" once the language server is up.
-    await statusItem(page).filter({ has: page.locator(".codicon-hubot") }).waitFor({ timeout: STEP_TIMEOUT });
+    page = await openWorkbench(harness);
   });
 
-  /** A failing step leaves a screenshot named after its test in the artifacts. */
-  function recorded(name: string, body: (page: Page) => Promise<void>): () => Promise<void> {
-    return async () => {
-      assert.ok(page !== undefined, "the workbench did not open");
-      try {
-        await body(page);
-      } catch (error) {
-        await page.screenshot({ path: path.join(ARTIFACTS, `failure-${name}.png`) }).catch(() => undefined);
-        throw error;
-      }
-    };
-  }
+  const recorded = recorder(() => page);
 
   after(async () => {
     if (page !== undefined) {
@@ -161,11 +140,14 @@ describe("Rune in VS Code", () => {
 
     await lens(page, "Accept lines…").click();
     const pick = page.locator(".quick-input-widget");
-    const third = pick.locator(".quick-input-list .monaco-list-row", { hasText: "3: step = 2" });
-    await third.waitFor({ timeout: STEP_TIMEOUT });
+    // Numbered as the server (and mode B) numbers them: the removed lines, then the added ones.
+    const keepOld = pick.locator(".quick-input-list .monaco-list-row", { hasText: "3: - step = 1" });
+    const dropNew = pick.locator(".quick-input-list .monaco-list-row", { hasText: "6: + step = 2" });
+    await dropNew.waitFor({ timeout: STEP_TIMEOUT });
     await page.waitForTimeout(600); // the quick pick fades in
     await page.screenshot({ path: path.join(ARTIFACTS, "inline-accept-lines.png") });
-    await third.click(); // untick the third line
+    await keepOld.click(); // untick: the old line stays
+    await dropNew.click(); // untick: the new line is not added
     await pick.locator("input").first().press("Enter");
 
     const toast = page.locator(".notification-toast", { hasText: "Rune completed" });
@@ -177,8 +159,9 @@ describe("Rune in VS Code", () => {
     const receipt = latestReceipt(harness.stateDir);
     const [edit] = receipt.result.edits;
     assert.equal(edit?.status, "partial", `app.py recorded as ${edit?.status}: ${edit?.detail}`);
-    assert.ok(edit.detail.startsWith("partially applied: kept hunk 1 of 3 (line 2); the user rejected hunk 2 of 3 (line 6); kept part of hunk 3 of 3 (lines 10-12)"), edit.detail);
-    assert.ok(edit.detail.includes("not -'step = 1', +'step = 2' (the user also changed other lines meanwhile"), edit.detail);
+    assert.ok(edit.detail.includes("kept hunk 1 of 3"), edit.detail);
+    assert.ok(edit.detail.includes("rejected hunk 2 of 3"), edit.detail);
+    assert.ok(edit.detail.includes("part of hunk 3 of 3"), edit.detail);
     // The receipt's detail is clipped there; that the reason reaches the model in full is
     // tests/server/test_review_inline.py's to show.
   }));
@@ -314,10 +297,10 @@ describe("Rune in VS Code", () => {
     await openFile(page, "util.py");
     await runCommand(page, "Rune: Fix This");
     await (await instructionBox(page)).press("Enter");
-    const dialog = page.locator(".monaco-dialog-box", { hasText: "echo hello-from-rune" });
-    await dialog.waitFor({ timeout: STEP_TIMEOUT });
-    await page.waitForTimeout(15_000); // a toast would have hidden by now; the dialog waits
-    await dialog.locator(".monaco-button", { hasText: "Run" }).click();
+    const prompt = page.locator(".quick-input-widget", { hasText: "Rune wants to run: echo hello-from-rune" });
+    await prompt.waitFor({ timeout: STEP_TIMEOUT });
+    await page.waitForTimeout(15_000); // a toast would have hidden by now; the prompt waits
+    await prompt.locator(".quick-input-list .monaco-list-row", { hasText: "run it this once" }).click();
     const toast = page.locator(".notification-toast", { hasText: "Rune completed" });
     await toast.waitFor({ timeout: STEP_TIMEOUT });
     assert.equal(
@@ -381,103 +364,4 @@ describe("Rune in VS Code", () => {
     assert.equal(await page.locator(".notification-toast", { hasText: "Sending notification" }).count(), 0);
   }));
 });
-
-interface StoredReceipt {
-  result: { outcome: string; edits: { status: string; detail: string }[] };
-}
-
-function receipts(stateDir: string): StoredReceipt[] {
-  const dir = path.join(stateDir, "receipts");
-  return readdirSync(dir)
-    .filter((name) => name.endsWith(".json"))
-    .map((name) => JSON.parse(readFileSync(path.join(dir, name), "utf8")) as StoredReceipt);
-}
-
-/** The receipt written last. */
-function latestReceipt(stateDir: string): StoredReceipt {
-  const dir = path.join(stateDir, "receipts");
-  const newest = readdirSync(dir)
-    .filter((name) => name.endsWith(".json"))
-    .map((name) => ({ name, at: statSync(path.join(dir, name)).mtimeMs }))
-    .sort((x, y) => y.at - x.at)[0];
-  assert.ok(newest !== undefined, "no receipt");
-  return JSON.parse(readFileSync(path.join(dir, newest.name), "utf8")) as StoredReceipt;
-}
-
-function lens(page: Page, text: string): Locator {
-  return page.locator(".monaco-editor .codelens-decoration a", { hasText: text });
-}
-
-/** Saving is asynchronous: wait until `file` holds `expected`, then compare for a clear diff. */
-async function waitForDisk(workspace: string, file: string, expected: string): Promise<void> {
-  const full = path.join(workspace, file);
-  await waitFor(async () => Promise.resolve(readFileSync(full, "utf8") === expected), 10_000, `${file} on disk`).catch(
-    () => undefined,
-  );
-  assert.equal(readFileSync(full, "utf8"), expected, `${file} on disk`);
-}
-
-/**
- * The extension's instruction prompt. Waiting for its placeholder, not just any quick input,
- * keeps keys from landing in the command palette that is still closing.
- */
-async function instructionBox(page: Page): Promise<Locator> {
-  const input = page.locator('.quick-input-widget input[placeholder="e.g. handle the empty list"]');
-  await input.waitFor({ timeout: STEP_TIMEOUT });
-  return input;
-}
-
-function statusItem(page: Page): Locator {
-  return page.locator(".statusbar-item", { hasText: "Rune" });
-}
-
-async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press("F1");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ timeout: STEP_TIMEOUT });
-  await input.fill(`>${title}`);
-  const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
-  await row.waitFor({ timeout: STEP_TIMEOUT });
-  await input.press("Enter");
-}
-
-/**
- * Replaces the User settings in code-server's own settings.json editor (VS Code 1.139 opens it
- * in a modal editor) and saves them; `file` is where they land on disk.
- */
-async function saveUserSettings(page: Page, file: string, settings: Record<string, unknown>): Promise<void> {
-  await runCommand(page, "Preferences: Open User Settings (JSON)");
-  const line = page.locator(".monaco-editor .view-line", { hasText: "workbench.startupEditor" }).first();
-  await line.waitFor({ timeout: STEP_TIMEOUT });
-  await line.click();
-  await page.keyboard.press("Control+a");
-  await page.keyboard.press("Delete");
-  await page.keyboard.insertText(JSON.stringify(settings));
-  // The editor closes brackets and quotes as they are typed: drop what it added after the text.
-  await page.keyboard.press("Control+Shift+End");
-  await page.keyboard.press("Delete");
-  await page.keyboard.press("Control+s");
-  const saved = JSON.stringify(settings);
-  await waitFor(async () => Promise.resolve(JSON.stringify(JSON.parse(readFileSync(file, "utf8"))) === saved), 10_000, "User settings saved");
-  await page.locator(".modal-editor-part .codicon-close").first().click();
-  await line.waitFor({ state: "detached", timeout: STEP_TIMEOUT });
-}
-
-async function openFile(page: Page, name: string): Promise<void> {
-  await page.keyboard.press("F1");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ timeout: STEP_TIMEOUT });
-  await input.fill(name);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor({ timeout: STEP_TIMEOUT });
-  await input.press("Enter");
-  await page.locator(".tab.active", { hasText: name }).waitFor({ timeout: STEP_TIMEOUT });
-  await page.locator(".monaco-editor .view-lines").first().click();
-}
-
-async function waitForPreviewOf(page: Page, panel: Locator, file: string): Promise<void> {
-  await panel.waitFor({ timeout: STEP_TIMEOUT });
-  await panel.locator(".monaco-list-row", { hasText: file }).first().waitFor({ timeout: STEP_TIMEOUT });
-  // Let the tree settle before a screenshot or a click.
-  await page.waitForTimeout(300);
-}
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { afterChange, answerFor, changedLines, type Hunk, makeHunk, replacement, splitLines } from "../../src/hunks";
+import { afterChange, answerFor, type Hunk, lineRows, makeHunk, replacement, splitLines } from "../../src/hunks";
 
 const span = { startLine: 4, endLine: 6, endCharacter: 0 };
 const hunk = (verdict: Hunk["verdict"] = { kind: "pending" }): Hunk => ({
@@ -25,19 +25,25 @@ describe("splitLines", () => {
 describe("replacement", () => {
   it("is the proposal for the whole hunk", () => {
     assert.equal(replacement(hunk()), "a = 10\nb = 20\nc = 30\n");
+    assert.equal(replacement(hunk({ kind: "accepted" })), "a = 10\nb = 20\nc = 30\n");
   });
 
-  it("takes only the chosen lines, keeping the old text of the others", () => {
-    assert.equal(changedLines(hunk()), 3);
-    assert.equal(replacement(hunk(), [0, 2]), "a = 10\nb = 2\nc = 30\n");
-    assert.equal(replacement(hunk(), [1]), "a = 1\nb = 20\n");
-    assert.equal(replacement(hunk(), []), "a = 1\nb = 2\n");
+  it("is the server's text for a per-line accept, never a pairing of its own", () => {
+    assert.equal(replacement(hunk({ kind: "accepted", lines: [1, 3], text: "b = 2\na = 10\n" })), "b = 2\na = 10\n");
+  });
+});
+
+describe("lineRows", () => {
+  it("numbers the removed lines first, then the added ones, from 1, as mode B does", () => {
+    assert.deepEqual(
+      lineRows(hunk()).map((row) => `${row.number}${row.sign}${row.text.trim()}`),
+      ["1-a = 1", "2-b = 2", "3+a = 10", "4+b = 20", "5+c = 30"],
+    );
   });
 
-  it("drops an old line a shorter proposal removes only when that line is taken", () => {
-    const shorter = makeHunk(span, "x\ny\n", "x2\n");
-    assert.equal(replacement(shorter, [1]), "x\n");
-    assert.equal(replacement(shorter, [0]), "x2\ny\n");
+  it("lists a pure insertion's lines as added lines only", () => {
+    const insertion = makeHunk({ startLine: 2, endLine: 2, endCharacter: 0 }, "", "x\ny\n");
+    assert.deepEqual(lineRows(insertion).map((row) => row.sign), ["+", "+"]);
   });
 });
 
@@ -81,7 +87,7 @@ describe("answerFor", () => {
   });
 
   it("leaves which lines of a hunk were accepted to the server, which reads them from the text", () => {
-    assert.deepEqual(answerFor([hunk({ kind: "accepted", lines: [0, 1] }), hunk({ kind: "rejected", reason: "no" })], true), {
+    assert.deepEqual(answerFor([hunk({ kind: "accepted", lines: [1, 3], text: "a = 10\n" }), hunk({ kind: "rejected", reason: "no" })], true), {
       applied: true,
       failureReason: "hunk 2: no",
     });
@@ -95,8 +101,15 @@ describe("answerFor", () => {
     });
   });
 
-  it("says which hunks the user edited during the review", () => {
+  it("calls typing inside the only hunk stale, not a rejection (issue 27 point 7)", () => {
     assert.deepEqual(answerFor([hunk({ kind: "stale" })], false), {
+      applied: false,
+      failureReason: "the user edited inside hunk 1 during the review, so it was not applied",
+    });
+  });
+
+  it("still says the user rejected it when a rejection came with the typing", () => {
+    assert.deepEqual(answerFor([hunk({ kind: "stale" }), hunk({ kind: "rejected" })], false), {
       applied: false,
       failureReason: "the user rejected it: the user edited inside hunk 1 during the review, so it was not applied",
     });

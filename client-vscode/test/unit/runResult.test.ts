@@ -97,15 +97,15 @@ describe("notificationFor", () => {
 
 describe("editSummary", () => {
   it("counts statuses in a fixed order", () => {
-    const edit = (status: "applied" | "partial" | "stale") => ({ editId: "e", tool: "t", path: "p", status, detail: "" });
+    const edit = (status: "applied" | "partial" | "stale") => ({ editId: "e", tool: "t", path: "p", status, detail: "", reasons: [] });
     assert.equal(editSummary([edit("stale"), edit("applied"), edit("partial")]), "3 edits: 1 applied, 1 partial, 1 stale");
     assert.equal(editSummary([edit("applied")]), "1 edit: 1 applied");
     assert.equal(editSummary([]), "");
   });
 
   it("counts run_command as a command, never as an edit", () => {
-    const command = (status: "applied" | "rejected") => ({ editId: "c", tool: "run_command", path: "make", status, detail: "" });
-    const edit = { editId: "e", tool: "edit_file", path: "a.py", status: "applied" as const, detail: "" };
+    const command = (status: "applied" | "rejected") => ({ editId: "c", tool: "run_command", path: "make", status, detail: "", reasons: [] });
+    const edit = { editId: "e", tool: "edit_file", path: "a.py", status: "applied" as const, detail: "", reasons: [] };
     assert.equal(editSummary([command("applied")]), "1 command: 1 run");
     assert.equal(editSummary([edit, command("applied"), command("rejected")]), "1 edit: 1 applied; 2 commands: 1 run, 1 not run");
   });
@@ -121,6 +121,20 @@ describe("notificationFor, the answer", () => {
     const parsed = parseRunResult({ ...wire, edits: [{ ...wire.edits[0], detail: "kept hunk 1" }] });
     assert.equal(parsed.edits[0]?.detail, "kept hunk 1");
     assert.deepEqual(parsed.toolCalls, [{ name: "edit_file", status: "ok" }]);
+  });
+
+  it("reads the user's reasons, the edit's and its hunks', and a command's whole output", () => {
+    const parsed = parseRunResult({
+      ...wire,
+      edits: [{ ...wire.edits[0], status: "partial", reason: "too broad", hunks: [{ hunkId: 1, status: "rejected", reason: "keep world" }, { hunkId: 0, status: "applied" }] }],
+      toolCalls: [{ name: "run_command", status: "ok", command: "echo hi", output: "hi\n".repeat(300) }],
+    });
+    assert.deepEqual(parsed.edits[0]?.reasons, ["too broad", "hunk 2: keep world"]);
+    assert.deepEqual(parsed.toolCalls.map((call) => [call.command, call.output]), [["echo hi", "hi\n".repeat(300)]]);
+  });
+
+  it("names a malformed hunk list", () => {
+    assert.throws(() => parseRunResult({ ...wire, edits: [{ ...wire.edits[0], hunks: "x" }] }), /result\.edits\[0\]\.hunks: expected a list/u);
   });
 });
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseRunResult } from "../../src/runResult";
-import { callsOfReceipt, escapeHtml, type RunStory, storyHtml } from "../../src/story";
+import { allowedHtml, askingHtml, callsOfReceipt, escapeHtml, type RunStory, storyHtml, withResultOutputs } from "../../src/story";
 
 const result = parseRunResult({
   runId: "r1",
@@ -65,3 +65,38 @@ describe("storyHtml", () => {
     assert.equal(escapeHtml(`<a href="x">'&'</a>`), "&#60;a href=&#34;x&#34;&#62;&#39;&#38;&#39;&#60;/a&#62;");
   });
 });
+
+describe("issue 27 in the story", () => {
+  it("shows the streamed text while the run goes, and a reply box once it has a result", () => {
+    const going: RunStory = { id: 2, file: "a.py", uri: "file:///a.py", task: "t", steps: [], streamed: "Looking at <x>" };
+    assert.ok(storyHtml(going, undefined).includes('<pre class="streamed">Looking at &#60;x&#62;</pre>'));
+    assert.ok(!storyHtml(going, undefined).includes("form"));
+    const done = { ...going, result };
+    assert.ok(storyHtml(done, undefined).includes('<form class="reply" data-story="2">'));
+    assert.ok(!storyHtml(done, undefined).includes("streamed"));
+  });
+
+  it("shows a command whole with its control characters visible, and its whole output", () => {
+    const calls = [{ name: "run_command", arguments: JSON.stringify({ command: "printf 'a\\n'\necho \u001b[31m" }), status: "ok", output: "x".repeat(200) }];
+    const story: RunStory = { id: 3, file: "a.py", task: "t", steps: [], result, calls: withResultOutputs(calls, { ...result, toolCalls: [{ name: "run_command", status: "ok", output: "x".repeat(5000) }] }) };
+    const html = storyHtml(story, undefined);
+    assert.ok(html.includes("↵echo ␛[31m"), html);
+    assert.ok(html.includes("x".repeat(5000)));
+  });
+
+  it("shows the command waiting for an answer, and the allowed commands with a Revoke link", () => {
+    assert.ok(askingHtml({ command: "rm -rf /\u202e", cwd: "/ws" }).includes("rm -rf /&#60;U+202E&#62;"));
+    const html = allowedHtml(["make test"], (command) => `command:revoke?${command}`);
+    assert.ok(html.includes('<code class="command">make test</code> <a href="command:revoke?make test">Revoke</a>'));
+    assert.equal(allowedHtml([], () => ""), "");
+  });
+
+  it("shows the user's reasons under an edit", () => {
+    const rejected = parseRunResult({ ...JSON.parse(JSON.stringify(wireOf(result))), edits: [{ editId: "e", tool: "edit_file", path: "a.py", status: "rejected", reason: "keep <it>" }] });
+    assert.ok(storyHtml({ id: 4, file: "a.py", task: "t", steps: [], result: rejected }, undefined).includes("Your reason: keep &#60;it&#62;"));
+  });
+});
+
+function wireOf(value: typeof result): Record<string, unknown> {
+  return { ...value, edits: [], toolCalls: [] };
+}

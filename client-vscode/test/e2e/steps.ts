@@ -1,0 +1,173 @@
+/**
+ * What the end-to-end tests do in the workbench (command palette, files, lenses, the status
+ * item) and read from the state directory (receipts), shared by every e2e file.
+ */
+
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import * as path from "node:path";
+import type { Locator, Page } from "playwright-core";
+import { ARTIFACTS, type Harness, LOCATIONS, waitFor } from "./harness";
+
+export const STEP_TIMEOUT = 60_000;
+
+/**
+ * The files every e2e session starts with besides its own: the workspace settings pointing the
+ * extension at the real server and the model double, and quiet User settings.
+ */
+export function sessionFiles(harness: Harness, port: number, user: Record<string, unknown> = {}): Record<string, string> {
+  return {
+    "workspace/.vscode/settings.json": JSON.stringify({
+      "rune.server.path": LOCATIONS.runeLsp,
+      "rune.provider": "ollama",
+      "rune.baseUrl": `http://127.0.0.1:${port}`,
+      "rune.model": "qwen3:14b",
+      // The script answers each run's turns in order: native tools, so a prose answer ends
+      // its run instead of meeting the coaching turn (which would take the next reply).
+      "rune.nativeTools": true,
+      // Not declared by the extension: undeclared keys of the section reach the server too.
+      "rune.stateDir": harness.stateDir,
+    }),
+    "user-data/User/settings.json": JSON.stringify({
+      "workbench.startupEditor": "none",
+      "workbench.tips.enabled": false,
+      "security.workspace.trust.enabled": false,
+      "telemetry.telemetryLevel": "off",
+      "extensions.autoCheckUpdates": false,
+      "extensions.autoUpdate": false,
+      "update.mode": "none",
+      "chat.disableAIFeatures": true,
+      "window.commandCenter": false,
+      "remote.autoForwardPorts": false,
+      "workbench.secondarySideBar.defaultVisibility": "hidden",
+      ...user,
+    }),
+  };
+}
+
+/** Installs the extension, serves code-server, opens the workspace; resolves once the server is up. */
+export async function openWorkbench(harness: Harness): Promise<Page> {
+  await harness.installExtension();
+  const url = await harness.startCodeServer();
+  const page = await harness.openBrowser();
+  await page.goto(`${url}/?folder=${encodeURIComponent(harness.workspace)}`, { timeout: 2 * STEP_TIMEOUT });
+  await page.locator(".monaco-workbench").waitFor({ timeout: STEP_TIMEOUT });
+  // The extension's status item says "Rune" once the language server is up.
+  await statusItem(page).filter({ has: page.locator(".codicon-hubot") }).waitFor({ timeout: STEP_TIMEOUT });
+  return page;
+}
+
+/** A test body that leaves a screenshot named after it in the artifacts when it fails. */
+export function recorder(page: () => Page | undefined) {
+  return (name: string, body: (page: Page) => Promise<void>): (() => Promise<void>) =>
+    async () => {
+      const current = page();
+      assert.ok(current !== undefined, "the workbench did not open");
+      try {
+        await body(current);
+      } catch (error) {
+        await current.screenshot({ path: path.join(ARTIFACTS, `failure-${name}.png`) }).catch(() => undefined);
+        throw error;
+      }
+    };
+}
+
+export interface StoredReceipt {
+  result: { outcome: string; edits: { status: string; detail: string }[] };
+}
+
+export function receipts(stateDir: string): StoredReceipt[] {
+  const dir = path.join(stateDir, "receipts");
+  return readdirSync(dir)
+    .filter((name) => name.endsWith(".json"))
+    .map((name) => JSON.parse(readFileSync(path.join(dir, name), "utf8")) as StoredReceipt);
+}
+
+/** The receipt written last. */
+export function latestReceipt(stateDir: string): StoredReceipt {
+  const dir = path.join(stateDir, "receipts");
+  const newest = readdirSync(dir)
+    .filter((name) => name.endsWith(".json"))
+    .map((name) => ({ name, at: statSync(path.join(dir, name)).mtimeMs }))
+    .sort((x, y) => y.at - x.at)[0];
+  assert.ok(newest !== undefined, "no receipt");
+  return JSON.parse(readFileSync(path.join(dir, newest.name), "utf8")) as StoredReceipt;
+}
+
+export function lens(page: Page, text: string): Locator {
+  return page.locator(".monaco-editor .codelens-decoration a", { hasText: text });
+}
+
+/** Saving is asynchronous: wait until `file` holds `expected`, then compare for a clear diff. */
+export async function waitForDisk(workspace: string, file: string, expected: string): Promise<void> {
+  const full = path.join(workspace, file);
+  await waitFor(async () => Promise.resolve(readFileSync(full, "utf8") === expected), 10_000, `${file} on disk`).catch(
+    () => undefined,
+  );
+  assert.equal(readFileSync(full, "utf8"), expected, `${file} on disk`);
+}
+
+/**
+ * The extension's instruction prompt. Waiting for its placeholder, not just any quick input,
+ * keeps keys from landing in the command palette that is still closing.
+ */
+export async function instructionBox(page: Page): Promise<Locator> {
+  const input = page.locator('.quick-input-widget input[placeholder="e.g. handle the empty list"]');
+  await input.waitFor({ timeout: STEP_TIMEOUT });
+  return input;
+}
+
+export function statusItem(page: Page): Locator {
+  return page.locator(".statusbar-item", { hasText: "Rune" });
+}
+
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ timeout: STEP_TIMEOUT });
+  await input.fill(`>${title}`);
+  const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
+  await row.waitFor({ timeout: STEP_TIMEOUT });
+  await input.press("Enter");
+}
+
+/**
+ * Replaces the User settings in code-server's own settings.json editor (VS Code 1.139 opens it
+ * in a modal editor) and saves them; `file` is where they land on disk.
+ */
+export async function saveUserSettings(page: Page, file: string, settings: Record<string, unknown>): Promise<void> {
+  await runCommand(page, "Preferences: Open User Settings (JSON)");
+  const line = page.locator(".monaco-editor .view-line", { hasText: "workbench.startupEditor" }).first();
+  await line.waitFor({ timeout: STEP_TIMEOUT });
+  await line.click();
+  await page.keyboard.press("Control+a");
+  await page.keyboard.press("Delete");
+  await page.keyboard.insertText(JSON.stringify(settings));
+  // The editor closes brackets and quotes as they are typed: drop what it added after the text.
+  await page.keyboard.press("Control+Shift+End");
+  await page.keyboard.press("Delete");
+  await page.keyboard.press("Control+s");
+  const saved = JSON.stringify(settings);
+  await waitFor(async () => Promise.resolve(JSON.stringify(JSON.parse(readFileSync(file, "utf8"))) === saved), 10_000, "User settings saved");
+  await page.locator(".modal-editor-part .codicon-close").first().click();
+  await line.waitFor({ state: "detached", timeout: STEP_TIMEOUT });
+}
+
+export async function openFile(page: Page, name: string): Promise<void> {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ timeout: STEP_TIMEOUT });
+  await input.fill(name);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor({ timeout: STEP_TIMEOUT });
+  await input.press("Enter");
+  await page.locator(".tab.active", { hasText: name }).waitFor({ timeout: STEP_TIMEOUT });
+  await page.locator(".monaco-editor .view-lines").first().click();
+}
+
+export async function waitForPreviewOf(page: Page, panel: Locator, file: string): Promise<void> {
+  await panel.waitFor({ timeout: STEP_TIMEOUT });
+  await panel.locator(".monaco-list-row", { hasText: file }).first().waitFor({ timeout: STEP_TIMEOUT });
+  // Let the tree settle before a screenshot or a click.
+  await page.waitForTimeout(300);
+}
+
