@@ -65,7 +65,7 @@ class TerminalReviewer:
         self._stopped: str | None = None  # why the review ended early (q or end of input)
 
     async def decide(self, change: PreparedChange, state: RunState) -> Decision:
-        label = f"{change.tool} {self._target(change)}"
+        label = f"{change.tool}{self._target(change)}"
         if isinstance(change, PreparedEdit):
             label += checked_suffix(change)
         if self._stopped is not None:
