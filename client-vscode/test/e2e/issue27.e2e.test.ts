@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { ARTIFACTS, CLIENT_DIR, Harness } from "./harness";
-import { instructionBox, latestReceipt, lens, openFile, openWorkbench, recorder, runCommand, sessionFiles, STEP_TIMEOUT, waitForDisk } from "./steps";
+import { instructionBox, latestReceipt, lens, openFile, openWorkbench, recorder, runCommand, sessionFiles, standsTwice, STEP_TIMEOUT, waitForDisk } from "./steps";
 
 const DOCS = path.join(CLIENT_DIR, "docs");
 
@@ -52,8 +52,8 @@ describe("Rune in VS Code: issue 27", () => {
       { toolCalls: [{ name: "run_command", arguments: { command: COMMAND } }] },
       { text: "Ran it again without asking." },
       // 4. an answer, then a follow-up turn of the same conversation
-      { text: FIRST_ANSWER },
-      { text: FOLLOW_UP_ANSWER },
+      ...standsTwice(FIRST_ANSWER),
+      ...standsTwice(FOLLOW_UP_ANSWER),
     ]);
     harness.writeFiles({
       "workspace/big.py": BIG_BEFORE,
@@ -183,7 +183,8 @@ describe("Rune in VS Code: issue 27", () => {
     await (await instructionBox(page)).fill("is small() used anywhere?");
     await page.keyboard.press("Enter");
     await page.locator(".notification-toast", { hasText: "Rune completed" }).first().waitFor({ timeout: STEP_TIMEOUT });
-    const first = latestReceipt(harness.stateDir) as unknown as { result: { runId: string } };
+    const first = latestReceipt(harness.stateDir) as unknown as { result: { runId: string; answer: string } };
+    assert.equal(first.result.answer, FIRST_ANSWER);
     await runCommand(page, "Rune: Show Runs");
     const view = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
     const reply = view.locator("form.reply textarea").first();
@@ -197,9 +198,10 @@ describe("Rune in VS Code: issue 27", () => {
     await shoot(page, "rune-view-follow-up.png");
     await runCommand(page, "View: Toggle Maximized Panel");
     // A new run of its own (its own receipt), not the first one amended.
-    const second = latestReceipt(harness.stateDir) as unknown as { result: { runId: string; outcome: string } };
+    const second = latestReceipt(harness.stateDir) as unknown as { result: { runId: string; outcome: string; answer: string } };
     assert.notEqual(second.result.runId, first.result.runId);
     assert.equal(second.result.outcome, "completed");
+    assert.equal(second.result.answer, FOLLOW_UP_ANSWER);
   }));
 });
 

@@ -26,6 +26,7 @@ import {
   openWorkbench,
   recorder,
   sessionFiles,
+  standsTwice,
 } from "./steps";
 
 const APP_BEFORE =
@@ -70,11 +71,11 @@ describe("Rune in VS Code", () => {
       { toolCalls: [{ name: "edit_file", arguments: { path: "util.py", old_text: "x * 2", new_text: "x + x" } }] },
       // 2b. superseded while its inline review is open, by a second run on the same file
       { toolCalls: [{ name: "edit_file", arguments: { path: "util.py", old_text: "x * 2", new_text: "x + x" } }] },
-      { text: "The second run found nothing to change." },
+      ...standsTwice("The second run found nothing to change."),
       // 3. cancelled while its Refactor Preview is open (rune.review.mode: preview)
       { toolCalls: [{ name: "edit_file", arguments: { path: "config.py", old_text: "True", new_text: "False" } }] },
       // 4. the server's code action
-      { text: CODE_ACTION_ANSWER },
+      ...standsTwice(CODE_ACTION_ANSWER),
       // 5. an edit to a file that is not open in the editor
       { toolCalls: [{ name: "edit_file", arguments: { path: "notes.py", old_text: "TODO", new_text: "DONE" } }] },
       { text: "Marked it done." },
@@ -82,7 +83,7 @@ describe("Rune in VS Code", () => {
       { toolCalls: [{ name: "run_command", arguments: { command: "echo hello-from-rune" } }] },
       { text: RUN_ANSWER },
       // 7. after rune.server.path moved to User settings
-      { text: "the server picked up its path from User settings" },
+      ...standsTwice("the server picked up its path from User settings"),
     ]);
     harness.writeFiles({
       "workspace/app.py": APP_BEFORE,
