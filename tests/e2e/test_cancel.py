@@ -139,7 +139,8 @@ async def test_a_newer_run_on_the_same_document_supersedes_the_first(
     launch: Launch, double: ModelDouble
 ) -> None:
     double.script(Hang(), Reply(text="the second run"))
-    # A prose first answer gets a corrective turn (protocol choice): the model says it again.
+    # The second run's first turn offers no tools and asks for code: an answer without a
+    # block is asked once more for one (answers/table.py, the code_first row), then stands.
     double.default = Reply(text="the second run")
     editor = await launch("neovim")
     editor.open("app.py")
@@ -155,5 +156,5 @@ async def test_a_newer_run_on_the_same_document_supersedes_the_first(
     assert result.outcome == "completed" and result.answer == "the second run"
     assert superseded.run_id != result.run_id
     assert await asyncio.to_thread(double.wait_for_disconnect, WAIT) is not None
-    # One for the first run; three for the second (prose, then the two corrective turns).
-    assert len(double.chat_requests) == 4
+    # One for the first run; two for the second (prose, asked once more for a block, prose).
+    assert len(double.chat_requests) == 3
