@@ -117,28 +117,28 @@ async def test_partial_accept_keeps_the_ticked_hunks_and_reports_which(
     assert document_edits(second.params)[0].text_document.version == 2
 
 
-async def test_an_edit_the_user_typed_over_is_stale_and_the_model_proposes_again(
+async def test_an_edit_refused_after_typing_elsewhere_comes_back_rebased_without_a_turn(
     launch: Launch, double: ModelDouble, workspace: Path
 ) -> None:
     double.script(
-        edit("app.py", "return a - b", "return a + b"),
         edit("app.py", "return a - b", "return a + b"),
         Reply(text="Fixed on the new text."),
     )
     editor = await launch("vscode")
     editor.open("app.py")
-    # The user types in the document while the preview is open: VS Code then refuses the edit
-    # for the old version (`applied: false`, no reason); the second proposal is accepted.
+    # The user types elsewhere in the document while the preview is open: VS Code then refuses
+    # the edit for the old version (`applied: false`, no reason). Issue 27 point 8: the same
+    # proposal comes back rebased on the new text, and no model turn is spent on it.
     editor.apply_policies.append(ApplyPolicy(type_first=Typing("app.py", "greet", "welcome")))
 
     result = await editor.fix("app.py")
 
-    assert result.statuses() == [("edit_file", "stale"), ("edit_file", "applied")]
+    assert result.statuses() == [("edit_file", "applied")]
     assert [r.result.applied for r in editor.apply_records if r.result] == [False, True]
-    assert "changed after it was proposed" in told(double, 1)
     assert document_edits(editor.apply_records[1].params)[0].text_document.version == 2
     assert editor.text("app.py") == FIXED_ADD.replace("greet", "welcome")
     assert disk(workspace / "app.py") == APP_PY
+    assert len(double.chat_requests) == 2  # the fix, and the answer after it landed
 
 
 async def test_write_file_creates_a_new_file_through_create_file(

@@ -64,7 +64,7 @@ async def test_an_approved_command_runs_in_the_workspace(
 
     [request] = editor.message_requests
     assert "echo ran > marker.txt" in request.message
-    assert [a.title for a in request.actions or ()] == ["Run", "Deny"]
+    assert [a.title for a in request.actions or ()] == ["Run", "Allow for this run", "Deny"]
     assert result.calls() == [("run_command", "ok")]
     assert result.statuses() == [("run_command", "applied")]
     assert disk(workspace / "marker.txt") == "ran\n"

@@ -21,17 +21,29 @@ class _Wire(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, extra="forbid", frozen=True)
 
 
+class WireHunk(_Wire):
+    """An addition to the contract: a hunk decided on its own (docs/interface.md#run-result)."""
+
+    hunk_id: int
+    status: EditStatus
+    reason: str | None = None
+
+
 class WireEdit(_Wire):
     edit_id: str
     tool: str
     path: str
     status: EditStatus
     detail: str = ""  # an addition to the contract: why, in a sentence
+    reason: str | None = None  # additions: the user's words, and hunks decided one by one
+    hunks: tuple[WireHunk, ...] | None = None
 
 
 class WireToolCall(_Wire):
     name: str
     status: ToolStatus
+    command: str | None = None  # additions, on run_command only: the command and its output
+    output: str | None = None
 
 
 class WireCandidates(_Wire):
