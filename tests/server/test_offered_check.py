@@ -38,7 +38,7 @@ async def test_run_runs_the_offered_check(launch: Launch, workspace: Path) -> No
     message = asked["params"]["message"]
     assert message.startswith("rune offers a check for this run (tests/test_app.py is a test file")
     assert f": {OFFERED}\n(in {workspace}" in message
-    assert [a["title"] for a in asked["params"]["actions"]] == ["Run", "Deny"]
+    assert [a["title"] for a in asked["params"]["actions"]] == ["Run", "Allow for this run", "Deny"]
     task = editor.model.calls[0].messages[1].content
     assert f"The check `{OFFERED}` failed (exit 1) on the current code." in task
     assert result["outcome"] == "completed"
