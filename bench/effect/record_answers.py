@@ -154,7 +154,9 @@ class Turn:
 def read_answer(body: bytes, turn: Turn) -> None:
     """Fill `turn` from an SSE stream or a whole JSON answer: text joined as sent."""
     text = body.decode("utf-8")
-    events = [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
+    # SSE lines end in "\n" (or "\r\n"); `splitlines` would also cut at a raw U+2028 that a
+    # server writes unescaped inside a JSON string, and lose that chunk.
+    events = [line[5:].strip() for line in text.split("\n") if line.startswith("data:")]
     if not events:
         events = [text]
     for event in events:

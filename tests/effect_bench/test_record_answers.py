@@ -1,0 +1,85 @@
+"""The answer recorder's instruments, without a model: a recording must hold the model's text
+exactly as it was sent, or every case made from it pins a text no model wrote."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bench.effect.record_answers import RecordingProxy, Turn, load_programs, read_answer
+
+#: Pieces a streamed answer may be cut into, with what a careless reader would lose: a raw
+#: U+2028 (servers need not escape it in JSON), a `\r\n`, a fence split across chunks.
+PIECES = ("Fix:\n``", "`python\r\n    x = 1\u2028", "\n", "```\n")
+
+
+def stream(pieces: tuple[str, ...]) -> bytes:
+    chunks = [{"choices": [{"delta": {"content": piece}}]} for piece in pieces]
+    chunks.append({"choices": [{"delta": {}, "finish_reason": "stop"}]})
+    lines = [f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n" for chunk in chunks]
+    return ("".join(lines) + "data: [DONE]\n\n").encode()
+
+
+def test_a_streamed_answer_is_joined_byte_for_byte() -> None:
+    turn = Turn(request={})
+    read_answer(stream(PIECES), turn)
+    assert turn.content == "".join(PIECES)
+    assert turn.finish_reason == "stop"
+
+
+def test_a_whole_json_answer_is_read_with_its_tool_calls() -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "edit_file", "arguments": "{}"}}
+    body = {"choices": [{"message": {"content": "ok", "tool_calls": [call]}, "finish_reason": "x"}]}
+    turn = Turn(request={})
+    read_answer(json.dumps(body).encode(), turn)
+    assert (turn.content, turn.tool_calls, turn.finish_reason) == ("ok", [call], "x")
+
+
+class Upstream(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["content-length"]))
+        body = stream(PIECES)
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def upstream() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Upstream)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_proxy_passes_the_stream_on_and_keeps_the_request_and_the_text(upstream: str) -> None:
+    request = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    with RecordingProxy(upstream) as proxy:
+        answer = httpx.post(f"{proxy.base_url}/chat/completions", json=request, timeout=30)
+        turns = proxy.take()
+    assert answer.content == stream(PIECES)
+    assert [(t.request, t.content) for t in turns] == [(request, "".join(PIECES))]
+
+
+def test_every_recording_program_has_one_module_one_test_and_a_bug_found_once() -> None:
+    programs = load_programs()
+    assert len(programs) >= 10
+    for program in programs:
+        lines = program.source().count("\n")
+        assert 40 <= lines <= 200, (program.name, lines)
+        assert program.source().count(program.buggy) == 1, program.name
+        assert (program.directory / program.test).is_file()
+        assert Path(program.module).suffix == ".py"
