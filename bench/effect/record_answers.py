@@ -61,7 +61,7 @@ import httpx
 from bench.effect.arms import BLIND, RUN_TIMEOUT, RUNE
 from bench.effect.bench import SEED, TEMPERATURE
 from bench.effect.proxy import UPSTREAM_TIMEOUT
-from tests.live.llama import LlamaOptions, LlamaServer, find_coder
+from tests.live.llama import LlamaOptions, LlamaServer, LlamaUnavailable, find_coder
 
 PROGRAMS = Path(__file__).resolve().parent / "recording"
 FRAMINGS = ("blind", "check")
@@ -337,10 +337,10 @@ def record(
     out: Path,
     turns: int = MAX_ITERATIONS,
 ) -> None:
+    install = find_coder(model)
     unsound = [(p.name, why) for p in programs if (why := soundness(p)) is not None]
     if unsound:
         raise SystemExit(f"unsound programs, not recorded: {unsound}")
-    install = find_coder(model)
     # The bench's own server settings (bench/effect/bench.py, `run`).
     options = LlamaOptions(tools_template=False, max_predict=-1, seed=SEED, temperature=TEMPERATURE)
     log = out / f"llama-server-{model}.log"
@@ -377,11 +377,12 @@ def make_case(turn: Path, expect: str, why: str, after: Path | None, cases: Path
     """`cases/<run>[-turnN]/` from a recorded turn and a person's reading of it: the answer
     verbatim, the program as `before/`, and for `placed` the file that person made."""
     run = turn.parent
-    program = next(
-        p
-        for p in load_programs()
-        if run.name.endswith(f"-{p.name}-blind") or run.name.endswith(f"-{p.name}-check")
-    )
+    named = [
+        p for p in load_programs() if any(run.name.endswith(f"-{p.name}-{f}") for f in FRAMINGS)
+    ]
+    if len(named) != 1:
+        raise SystemExit(f"{run.name}: not a recording `rec-<model>-<program>-<framing>`")
+    program = named[0]
     number = int(turn.name.removeprefix("turn"))
     folder = cases / (run.name if number == 1 else f"{run.name}-turn{number}")
     if (expect == "placed") != (after is not None):
@@ -440,7 +441,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if bad := [f for f in framings if f not in FRAMINGS]:
         parser.error(f"unknown framings {bad}; choose from {FRAMINGS}")
     chosen_programs = [p for p in programs if not chosen or p.name in chosen]
-    record(args.model, chosen_programs, framings, args.out, args.max_iterations)
+    try:
+        record(args.model, chosen_programs, framings, args.out, args.max_iterations)
+    except LlamaUnavailable as missing:  # the message names the command that provides it
+        print(f"record: {missing}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bench.effect.record_answers import RecordingProxy, Turn, load_programs, read_answer
+from bench.effect.record_answers import RecordingProxy, Turn, load_programs, make_case, read_answer
 
 #: Pieces a streamed answer may be cut into, with what a careless reader would lose: a raw
 #: U+2028 (servers need not escape it in JSON), a `\r\n`, a fence split across chunks.
@@ -83,3 +83,39 @@ def test_every_recording_program_has_one_module_one_test_and_a_bug_found_once() 
         assert program.source().count(program.buggy) == 1, program.name
         assert (program.directory / program.test).is_file()
         assert Path(program.module).suffix == ".py"
+
+
+def recorded_turn(root: Path, run: str) -> Path:
+    turn = root / run / "turn2"
+    turn.mkdir(parents=True)
+    (turn / "answer.md").write_bytes(b"```python\r\nx = 1\r\n```")
+    (turn / "source.txt").write_text("Qwen, blind, turn 2\n", encoding="utf-8")
+    return turn
+
+
+def test_a_case_holds_the_answer_verbatim_the_program_and_the_judgement(tmp_path: Path) -> None:
+    program = next(p for p in load_programs() if p.name == "grades")
+    turn = recorded_turn(tmp_path / "out", "rec-1.5b-grades-check")
+    placed = tmp_path / "placed.py"
+    placed.write_text("fixed\n", encoding="utf-8")
+    folder = make_case(turn, "placed", "the fix", placed, tmp_path / "cases")
+    assert folder.name == "rec-1.5b-grades-check-turn2"
+    assert (folder / "answer.md").read_bytes() == b"```python\r\nx = 1\r\n```"
+    assert (folder / "before" / program.module).read_text(encoding="utf-8") == program.source()
+    assert (folder / "after" / program.module).read_text(encoding="utf-8") == "fixed\n"
+    spec = json.loads((folder / "case.json").read_text(encoding="utf-8"))
+    assert spec == {
+        "target": program.module,
+        "source": "Qwen, blind, turn 2",
+        "expect": "placed",
+        "why": "the fix",
+    }
+
+
+def test_a_case_is_never_made_over_another_nor_placed_without_its_after(tmp_path: Path) -> None:
+    turn = recorded_turn(tmp_path / "out", "rec-0.5b-matrix-blind")
+    with pytest.raises(SystemExit):
+        make_case(turn, "placed", "no after", None, tmp_path / "cases")
+    make_case(turn, "refused", "a guess", None, tmp_path / "cases")
+    with pytest.raises(FileExistsError):
+        make_case(turn, "refused", "again", None, tmp_path / "cases")
