@@ -49,10 +49,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +60,7 @@ import httpx
 
 from bench.effect.arms import BLIND, RUN_TIMEOUT, RUNE
 from bench.effect.bench import SEED, TEMPERATURE
-from bench.effect.proxy import UPSTREAM_TIMEOUT
+from bench.effect.proxy import UPSTREAM_TIMEOUT, CountingProxy, _exchange
 from tests.live.llama import LlamaOptions, LlamaServer, LlamaUnavailable, find_coder
 
 PROGRAMS = Path(__file__).resolve().parent / "recording"
@@ -173,35 +173,24 @@ def read_answer(body: bytes, turn: Turn) -> None:
             turn.finish_reason = choice.get("finish_reason") or turn.finish_reason
 
 
-class RecordingProxy:
-    """`with RecordingProxy(upstream) as proxy:` an endpoint at `proxy.base_url` that keeps
-    every chat exchange in `proxy.turns` (`take()` returns and forgets them). Unlike the
-    bench's counting proxy it answers only once the server has finished: a recording needs
-    the whole body, and rune reads a stream that arrives at once just the same."""
+class RecordingProxy(CountingProxy):
+    """The bench's counting proxy (`take()`: the server's timings per request) that also keeps
+    every chat exchange's request and text (`take_turns()`). It answers only once the server
+    has finished: a recording needs the whole body, and rune reads a stream that arrives at
+    once just the same."""
 
     def __init__(self, upstream: str) -> None:
-        self.upstream = upstream.rstrip("/")
         self.turns: list[Turn] = []
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        super().__init__(upstream)
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def take(self) -> list[Turn]:
+    def take_turns(self) -> list[Turn]:
         with self._lock:
             taken, self.turns = self.turns, []
         return taken
 
-    def __enter__(self) -> RecordingProxy:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+    def _keep(self, turn: Turn) -> None:
+        with self._lock:
+            self.turns.append(turn)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         proxy = self
@@ -214,6 +203,7 @@ class RecordingProxy:
                 self._forward(self.rfile.read(int(self.headers.get("content-length") or 0)))
 
             def _forward(self, body: bytes | None) -> None:
+                started = time.perf_counter()
                 headers = {
                     k: v for k, v in self.headers.items() if k.lower() not in _DROPPED_HEADERS
                 }
@@ -231,11 +221,12 @@ class RecordingProxy:
                 if self.path.endswith("/chat/completions") and body is not None:
                     turn = Turn(json.loads(body))
                     read_answer(answer.content, turn)
-                    with proxy._lock:
-                        proxy.turns.append(turn)
+                    proxy._keep(turn)
+                    proxy._record(_exchange(self.path, answer.status_code, started, answer.content))
                 try:
                     self.send_response(answer.status_code)
                     for key, value in answer.headers.items():
+                        # httpx has decoded the body: its length and encoding are new.
                         if key.lower() not in _DROPPED_HEADERS | {"content-encoding"}:
                             self.send_header(key, value)
                     self.send_header("content-length", str(len(answer.content)))
@@ -299,12 +290,14 @@ def record_run(
     out: Path,
     source: str,
     turns: int = MAX_ITERATIONS,
-) -> list[Turn]:
-    """One rune run; each of its model turns written under `out`."""
+) -> tuple[list[Turn], float]:
+    """One rune run; each of its model turns written under `out`. Returns the turns and the
+    seconds the server spent answering them."""
     with tempfile.TemporaryDirectory(prefix="rune-rec-") as scratch:
         root = Path(scratch)
         ws = workspace(program, root / "ws")
         argv = rune_argv(program, framing, proxy.base_url, model, root / "state", turns)
+        proxy.take_turns()
         proxy.take()
         try:
             done = subprocess.run(
@@ -315,7 +308,8 @@ def record_run(
             result = '{"outcome": "timeout"}'
         if ws.joinpath(program.module).read_text(encoding="utf-8") != program.source():
             raise RuntimeError(f"{program.name}: --no run changed the module")
-    taken = proxy.take()
+    taken = proxy.take_turns()
+    seconds = sum(e.seconds for e in proxy.take())
     for number, turn in enumerate(taken, start=1):
         folder = out / f"turn{number}"
         folder.mkdir(parents=True, exist_ok=True)
@@ -327,7 +321,7 @@ def record_run(
         )
         (folder / "finish_reason.txt").write_text(f"{turn.finish_reason}\n")
     (out / "result.json").write_text(result, encoding="utf-8")
-    return taken
+    return taken, seconds
 
 
 def record(
@@ -354,14 +348,20 @@ def record(
             f"{server_version(install.binary)}, temperature {TEMPERATURE}, seed {SEED}, "
             f"rune-lsp {rune_version()} code-first task"
         )
+        spent = 0.0
         for program in programs:
             for framing in framings:
                 name = f"rec-{model.removeprefix('qwen-')}-{program.name}-{framing}"
-                taken = record_run(
+                taken, seconds = record_run(
                     program, framing, proxy, install.alias, out / name, source, turns
                 )
                 sizes = ", ".join(str(len(t.content)) for t in taken)
-                print(f"[record] {name}: {len(taken)} turns ({sizes} chars)", flush=True)
+                spent += seconds
+                print(
+                    f"[record] {name}: {len(taken)} turns ({sizes} chars) in {seconds:.0f} s;"
+                    f" model time so far {spent / 60:.1f} min",
+                    flush=True,
+                )
 
 
 def _model_title(model: str) -> str:

@@ -4,15 +4,15 @@ exactly as it was sent, or every case made from it pins a text no model wrote.""
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
 import pytest
 
 from bench.effect.record_answers import RecordingProxy, Turn, load_programs, make_case, read_answer
+
+# The counting proxy's own test server (llama-server's answer shape, with timings).
+from tests.effect_bench.test_effect_instruments import STREAM, upstream  # noqa: F401
 
 #: Pieces a streamed answer may be cut into, with what a careless reader would lose: a raw
 #: U+2028 (servers need not escape it in JSON), a `\r\n`, a fence split across chunks.
@@ -41,37 +41,17 @@ def test_a_whole_json_answer_is_read_with_its_tool_calls() -> None:
     assert (turn.content, turn.tool_calls, turn.finish_reason) == ("ok", [call], "x")
 
 
-class Upstream(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["content-length"]))
-        body = stream(PIECES)
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def upstream() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Upstream)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-
-
-def test_the_proxy_passes_the_stream_on_and_keeps_the_request_and_the_text(upstream: str) -> None:
+def test_the_proxy_passes_the_stream_on_and_keeps_the_request_text_and_timings(
+    upstream: str,  # noqa: F811  (the fixture imported above)
+) -> None:
     request = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
     with RecordingProxy(upstream) as proxy:
         answer = httpx.post(f"{proxy.base_url}/chat/completions", json=request, timeout=30)
-        turns = proxy.take()
-    assert answer.content == stream(PIECES)
-    assert [(t.request, t.content) for t in turns] == [(request, "".join(PIECES))]
+        turns = proxy.take_turns()
+        exchanges = proxy.take()
+    assert answer.content == STREAM
+    assert [(t.request, t.content, t.finish_reason) for t in turns] == [(request, "hi", "stop")]
+    assert [(e.processed_tokens, e.completion_tokens) for e in exchanges] == [(120, 42)]
 
 
 def test_every_recording_program_has_one_module_one_test_and_a_bug_found_once() -> None:
