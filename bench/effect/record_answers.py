@@ -60,7 +60,7 @@ import httpx
 
 from bench.effect.arms import BLIND, RUN_TIMEOUT, RUNE
 from bench.effect.bench import SEED, TEMPERATURE
-from bench.effect.proxy import UPSTREAM_TIMEOUT, CountingProxy, _exchange
+from bench.effect.proxy import _HOP_HEADERS, UPSTREAM_TIMEOUT, CountingProxy, _exchange
 from tests.live.llama import LlamaOptions, LlamaServer, LlamaUnavailable, find_coder
 
 PROGRAMS = Path(__file__).resolve().parent / "recording"
@@ -68,8 +68,8 @@ FRAMINGS = ("blind", "check")
 #: The turn after the first rejection is the last one recorded (see the module's docstring).
 MAX_ITERATIONS = 2
 TEST_TIMEOUT = 60.0
-#: What the proxy passes on: everything but the hop-by-hop headers it rewrites.
-_DROPPED_HEADERS = frozenset({"connection", "transfer-encoding", "content-length", "host"})
+#: Headers the proxy does not pass on: the hop-by-hop ones it rewrites (the counting proxy's).
+_DROPPED_HEADERS = _HOP_HEADERS | {"host"}
 
 
 @dataclass(frozen=True)
