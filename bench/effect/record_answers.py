@@ -68,6 +68,10 @@ FRAMINGS = ("blind", "check")
 #: The turn after the first rejection is the last one recorded (see the module's docstring).
 MAX_ITERATIONS = 2
 TEST_TIMEOUT = 60.0
+#: Seconds rune waits for one turn. Rune's default (120 s) is too short for the 1.5B's first
+#: turn on a 2-core machine that others share: the turn was lost and nothing recorded. How long
+#: rune waits does not change what the model answers.
+REQUEST_TIMEOUT = 600.0
 #: Headers the proxy does not pass on: the hop-by-hop ones it rewrites (the counting proxy's).
 _DROPPED_HEADERS = _HOP_HEADERS | {"host"}
 
@@ -243,11 +247,18 @@ class RecordingProxy(CountingProxy):
 
 
 def rune_argv(
-    program: Program, framing: str, base_url: str, model: str, state: Path, turns: int
+    program: Program,
+    framing: str,
+    base_url: str,
+    model: str,
+    state: Path,
+    turns: int,
+    request_timeout: float = REQUEST_TIMEOUT,
 ) -> list[str]:
     argv = [str(RUNE), "fix", program.module, "-m", BLIND, "--no", "--json"]
     argv += ["--provider", "openai", "--base-url", base_url, "--model", model]
     argv += ["--state-dir", str(state), "--max-iterations", str(turns)]
+    argv += ["--request-timeout", f"{request_timeout:g}"]
     if framing == "check":
         argv += ["--check-command", program.test_command()]
     return argv
@@ -301,7 +312,12 @@ def record_run(
         proxy.take()
         try:
             done = subprocess.run(
-                argv, cwd=ws, capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False
+                argv,
+                cwd=ws,
+                capture_output=True,
+                text=True,
+                timeout=max(RUN_TIMEOUT, REQUEST_TIMEOUT * turns + 60),
+                check=False,
             )
             result = done.stdout
         except subprocess.TimeoutExpired:
@@ -320,6 +336,7 @@ def record_run(
             f"{source}, {framing}, turn {number}\n", encoding="utf-8"
         )
         (folder / "finish_reason.txt").write_text(f"{turn.finish_reason}\n")
+    out.mkdir(parents=True, exist_ok=True)  # a run whose every turn was lost still says why
     (out / "result.json").write_text(result, encoding="utf-8")
     return taken, seconds
 
