@@ -100,7 +100,7 @@ async def test_a_run_that_proposed_no_change_says_so_at_its_end(
     end = editor.client.progress_reports[token][-1]
     assert isinstance(end, types.WorkDoneProgressEnd)
     assert end.message == "completed · no change proposed"
-    assert editor.progress_messages(token)[-1] == "step 3/8 · completed · no change proposed"
+    assert editor.progress_messages(token)[-1] == "step 2/8 · completed · no change proposed"
 
 
 async def test_logs_go_to_stderr_and_stdout_stays_pure_json_rpc(

@@ -79,7 +79,14 @@ async def test_a_client_that_vanishes_leaves_no_traceback(
     assert "Traceback" not in stderr
 
 
-@pytest.mark.parametrize("kind", ["neovim", "vscode"])
+#: Known defect, open in issue 27's note: a preview refused on every send (the double types
+#: before each one) is re-sent three times and then recorded `rejected`, not `stale`.
+VSCODE_RESEND_DEFECT = pytest.mark.xfail(
+    strict=True, reason="repeated preview refusals after typing end rejected, not stale"
+)
+
+
+@pytest.mark.parametrize("kind", ["neovim", pytest.param("vscode", marks=VSCODE_RESEND_DEFECT)])
 async def test_typing_while_an_accept_lands_never_loses_the_typing(
     launch: Launch, double: ModelDouble, kind: str
 ) -> None:
