@@ -29,6 +29,10 @@ def live_settings(
         "repeatWarnAt": 2,
         "repeatBlockAt": REPEAT_BLOCK_AT,
         "checkCommand": check_command,
+        # The plumbing's invariants are under test here; candidate fixes (up to 4 requests and
+        # scratch checks per proposal) are tested in tests/loop, tests/runner and tests/e2e, and
+        # would multiply this tier's time on a 2-core machine.
+        "candidates": 1,
     }
     if protocol == "text":
         settings["nativeTools"] = False
