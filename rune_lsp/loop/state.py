@@ -76,6 +76,12 @@ class RawToolCall(_Frozen):
 
 
 class Usage(_Frozen):
+    """Token counts as the server reported them; None where it did not say.
+
+    A turn the provider cut itself (`TurnCut` `size` or `repetition`) has none: the server
+    sends its counts in the stream's last chunk, which a closed stream never receives.
+    """
+
     prompt_tokens: int | None = None  # the whole prompt, cached part included
     completion_tokens: int | None = None
     # Of the prompt, tokens the server reused from its prompt cache (None: it did not say).
