@@ -13,12 +13,12 @@ import uuid
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TextIO
 
-from rune_lsp.cli.errors import EXIT_FAILED, EXIT_OK
+from rune_lsp.cli.errors import EXIT_FAILED, EXIT_OK, UsageError
 from rune_lsp.cli.options import settings_from
 from rune_lsp.cli.report import render_result, result_json
 from rune_lsp.cli.target import OpenedTarget, open_target, parse_target
 from rune_lsp.cli.terminal import AnswerSource, StdinAnswers, use_color, width_of
-from rune_lsp.loop.state import RunResult
+from rune_lsp.loop.state import Message, RunResult
 from rune_lsp.loop.task import FixTarget, FixTask
 from rune_lsp.settings import Settings
 from rune_lsp.store.scrub import secrets_in, use_secrets
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from rune_lsp.cli.review import TerminalReviewer
     from rune_lsp.loop.ports import Model
     from rune_lsp.runner.driver import RunDriver
+    from rune_lsp.store.transcripts import TranscriptStore
     from rune_lsp.tools.executor import WorkspaceTools
 
 
@@ -37,6 +38,7 @@ class FixRequest:
     opened: OpenedTarget
     instruction: str | None
     preset: bool | None  # --yes / --no; None asks
+    continues: str | None = None  # --continue RUN_ID: a follow-up turn on that run
 
 
 def run_fix(args: argparse.Namespace) -> int:
@@ -44,10 +46,13 @@ def run_fix(args: argparse.Namespace) -> int:
     use_secrets(secrets_in(settings.api_key, settings.resolved_base_url))
     for warning in warnings:
         print(warning, file=sys.stderr)
+    if args.continues is not None and not (args.instruction or "").strip():
+        raise UsageError("--continue needs -m: what to say to the model next")
     request = FixRequest(
         opened=open_target(parse_target(args.target)),
         instruction=args.instruction,
         preset=True if args.yes else False if args.no else None,
+        continues=args.continues,
     )
     from rune_lsp.cli.local import provider_for_fix
 
@@ -77,9 +82,16 @@ async def fix(
     from rune_lsp.loop.ports import ModelError
     from rune_lsp.providers import make_model
     from rune_lsp.providers.local import LocalModel
-    from rune_lsp.runner.assembly import TaskUnreadableError, compose_task, not_run
+    from rune_lsp.runner.assembly import (
+        TaskUnreadableError,
+        UnknownRunError,
+        compose_task,
+        follow_up,
+        not_run,
+    )
     from rune_lsp.store.atomic import unwritable
     from rune_lsp.store.protocols import ProtocolMemory
+    from rune_lsp.store.transcripts import TranscriptStore
     from rune_lsp.tools.errors import AccessDenied
 
     run_id = uuid.uuid4().hex[:12]
@@ -95,6 +107,15 @@ async def fix(
         error = f"{problem}; set RUNE_STATE_DIR or --state-dir to a directory rune-lsp may write"
         err.write(f"rune-lsp fix {shown}: {error}\n")
         return not_run(run_id, "failed", error, settings)
+    transcripts = TranscriptStore(settings.resolved_state_dir)
+    prompt: FixTask | str = task
+    history: tuple[Message, ...] = ()
+    if request.continues is not None:  # the instruction after that run's conversation
+        try:
+            prompt, history = follow_up(_target(request), transcripts)
+        except UnknownRunError as exc:
+            err.write(f"rune-lsp fix {shown}: {exc}\n")
+            return not_run(run_id, "failed", str(exc), settings)
     reviewer = _reviewer(request, tools, answers=answers, err=err)
     settings = await _offer_check(settings, request, tools, reviewer)
     interrupt = Interrupt(err)
@@ -125,7 +146,14 @@ async def fix(
             finally:
                 bar.finish()
         driver = _driver(
-            settings, request, model, tools, task, reviewer=reviewer, err=err, interrupt=interrupt
+            settings,
+            request,
+            model,
+            tools,
+            _Conversation(prompt, history, transcripts),
+            reviewer=reviewer,
+            err=err,
+            interrupt=interrupt,
         )
         run = driver.launch(run_id)
         with interrupt.cancelling(run):
@@ -153,7 +181,18 @@ def _target(request: FixRequest) -> FixTarget:
         start_line=target.start_line,
         end_line=target.end_line,
         instruction=request.instruction,
+        continues=request.continues,
     )
+
+
+@dataclass(frozen=True)
+class _Conversation:
+    """What the run says to the model first, what came before it (a follow-up's earlier run),
+    and where the finished run's conversation is kept for a later `--continue`."""
+
+    prompt: FixTask | str
+    history: tuple[Message, ...]
+    transcripts: TranscriptStore
 
 
 def _reviewer(
@@ -192,7 +231,7 @@ def _driver(
     request: FixRequest,
     model: Model,
     tools: WorkspaceTools,
-    task: FixTask,
+    conversation: _Conversation,
     *,
     reviewer: TerminalReviewer,
     err: TextIO,
@@ -209,10 +248,11 @@ def _driver(
         settings,
         model=model,
         tools=tools,
-        task=task,
+        task=conversation.prompt,
         document=path,
         document_uri=path.as_uri(),
         on_event=ProgressPrinter(err),
+        history=conversation.history,
     )
     if parts.verifier is not None:
         # The disk is the document here: nothing unsaved to ask about before the check; the
@@ -224,6 +264,7 @@ def _driver(
     return parts.driver(
         reviewer,
         receipt_store=ReceiptStore(settings.resolved_state_dir, max_count=settings.max_receipts),
+        transcripts=conversation.transcripts,
     )
 
 

@@ -176,6 +176,14 @@ def add_fix_parser(commands: SubParsers) -> None:
     parser.add_argument(
         "-m", "--message", dest="instruction", default=None, help="what to do (default: fix it)"
     )
+    parser.add_argument(
+        "--continue",
+        dest="continues",
+        metavar="RUN_ID",
+        default=None,
+        help="a follow-up turn on an earlier run (its run id, printed after the run): its "
+        "conversation, then -m as your next message, with a whole new budget",
+    )
     answers = parser.add_mutually_exclusive_group()
     answers.add_argument("--yes", action="store_true", help="accept every edit and command")
     answers.add_argument("--no", action="store_true", help="reject every edit and command")

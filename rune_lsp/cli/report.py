@@ -30,6 +30,7 @@ def render_result(result: RunResult) -> str:
         lines.append(f"  {edit.status:<8} {edit.tool} {edit.path}")
     if result.verified is not None:
         lines.append(f"verified: {'yes' if result.verified else 'no'}")
-    if result.receipt:
+    if result.receipt:  # a run that ran: its conversation is kept for `--continue`
         lines.append(f"receipt: {result.receipt}")
+        lines.append(f"run: {result.run_id}")
     return visible("\n".join(lines)) + "\n"

@@ -92,6 +92,7 @@ def test_render_result() -> None:
         "  rejected run_command pytest -q /ws/t\n"
         "verified: no\n"
         "receipt: /state/receipts/abc.json\n"
+        "run: abc\n"
     )
 
 
