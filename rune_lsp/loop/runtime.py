@@ -37,6 +37,7 @@ from rune_lsp.loop.events import (
     RunEnded,
     progress_of,
 )
+from rune_lsp.loop.messages import Message, RawToolCall, TurnCut, describe_call
 from rune_lsp.loop.model_call import ModelCalls
 from rune_lsp.loop.normalize import IdAllocator, normalize_calls
 from rune_lsp.loop.ports import (
@@ -56,20 +57,8 @@ from rune_lsp.loop.proposals import (
     landed_edits,
 )
 from rune_lsp.loop.protocol_choice import take_step
-from rune_lsp.loop.state import (
-    CheckReport,
-    Finished,
-    Message,
-    Outcome,
-    Paused,
-    RawToolCall,
-    RunOutcome,
-    RunResult,
-    RunState,
-    ToolCallSummary,
-    TurnCut,
-    describe_call,
-)
+from rune_lsp.loop.records import Outcome, RunResult, ToolCallSummary
+from rune_lsp.loop.state import CheckReport, Finished, Paused, RunOutcome, RunState
 from rune_lsp.loop.stop import Stop, describe
 from rune_lsp.loop.turn import Turn
 from rune_lsp.loop.turn_cuts import cut_error, cut_notice, kept_text

@@ -14,9 +14,10 @@ from functools import partial
 from pathlib import Path
 
 from rune_lsp.loop.events import EventSink
+from rune_lsp.loop.messages import Message
 from rune_lsp.loop.ports import Model
+from rune_lsp.loop.records import Outcome, RunResult
 from rune_lsp.loop.runtime import AgentLoop, LoopConfig
-from rune_lsp.loop.state import Message, Outcome, RunResult
 from rune_lsp.loop.task import FixTarget, FixTask
 from rune_lsp.runner.candidates import ScratchChecks, overlap_checks
 from rune_lsp.runner.context import related_files

@@ -17,19 +17,18 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from rune_lsp.loop.events import CheckStarted, EventEmitter
+from rune_lsp.loop.messages import Message
+from rune_lsp.loop.records import EditRecord, RunResult
 from rune_lsp.loop.runtime import AgentLoop
 from rune_lsp.loop.state import (
     Approve,
     Decision,
-    EditRecord,
     Finished,
     Landed,
-    Message,
     PreparedChange,
     PreparedCommand,
     PreparedEdit,
     RunOutcome,
-    RunResult,
     RunState,
 )
 from rune_lsp.loop.statuses import WITHDRAWN, recorded_verdict
