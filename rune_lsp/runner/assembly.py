@@ -21,7 +21,8 @@ from rune_lsp.loop.runtime import AgentLoop, LoopConfig
 from rune_lsp.loop.task import FixTarget, FixTask
 from rune_lsp.runner.candidates import ScratchChecks, overlap_checks
 from rune_lsp.runner.context import related_files
-from rune_lsp.runner.driver import Reviewer, RunDriver, RunMeta, StopReason
+from rune_lsp.runner.driver import Reviewer, RunDriver, StopReason
+from rune_lsp.runner.run_meta import RunMeta
 from rune_lsp.runner.verify import SaveHook, ShellVerifier, Verifier
 from rune_lsp.settings import Settings
 from rune_lsp.store.pending import PendingStore
