@@ -11,8 +11,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rune_lsp.localmodel.build import BUILD_MINUTES, LLAMA_VERSION
+from rune_lsp.localmodel.llama_server import MAX_ANSWER_TOKENS
 from rune_lsp.localmodel.provision import DEFAULT_CONTEXT, TITLES
-from rune_lsp.localmodel.supervisor import MAX_ANSWER_TOKENS
 from rune_lsp.modelfetch import CATALOGUE
 from rune_lsp.settings import ENV_OVERRIDES, Settings
 from rune_lsp.tools.blocked import HOME_SECRETS

@@ -89,7 +89,7 @@ def test_the_settings_table_lists_every_setting_with_its_environment_variable() 
 
 
 def test_the_run_result_table_matches_the_result_model() -> None:
-    from rune_lsp.loop.state import EditRecord, RunResult, ToolCallSummary
+    from rune_lsp.loop.records import EditRecord, RunResult, ToolCallSummary
 
     def keys(model: type[BaseModel], prefix: str = "") -> set[str]:
         return {prefix + (field.alias or name) for name, field in model.model_fields.items()}
@@ -105,7 +105,7 @@ def test_the_run_result_table_matches_the_result_model() -> None:
 
 
 def test_the_run_result_table_names_every_status() -> None:
-    from rune_lsp.loop.state import Outcome
+    from rune_lsp.loop.records import Outcome
     from rune_lsp.loop.statuses import EditStatus, ToolStatus
 
     rows = {

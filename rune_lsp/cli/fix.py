@@ -18,7 +18,8 @@ from rune_lsp.cli.options import settings_from
 from rune_lsp.cli.report import render_result, result_json
 from rune_lsp.cli.target import OpenedTarget, open_target, parse_target
 from rune_lsp.cli.terminal import AnswerSource, StdinAnswers, use_color, width_of
-from rune_lsp.loop.state import Message, RunResult
+from rune_lsp.loop.messages import Message
+from rune_lsp.loop.records import RunResult
 from rune_lsp.loop.task import FixTarget, FixTask
 from rune_lsp.settings import Settings
 from rune_lsp.store.scrub import secrets_in, use_secrets

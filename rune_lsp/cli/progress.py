@@ -14,7 +14,7 @@ from rune_lsp.loop.events import (
     ToolResulted,
     candidate_words,
 )
-from rune_lsp.loop.state import describe_call
+from rune_lsp.loop.messages import describe_call
 
 
 class ProgressPrinter:

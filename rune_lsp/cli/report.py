@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from rune_lsp.controls import visible
-from rune_lsp.loop.state import RunResult
+from rune_lsp.loop.records import RunResult
 from rune_lsp.runner.summary import outcome_words
 
 

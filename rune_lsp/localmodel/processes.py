@@ -6,7 +6,7 @@ may have been started by another rune-lsp (not our child, so no exit status). Th
 started is then the script's, or the server's under another command line, and it alone says
 little. So a server is found by what it serves: on Linux, the processes listening on its port
 (`/proc/net/tcp`, matched to a socket in `/proc/<pid>/fd`) whose command line holds the
-arguments rune started it with (`supervisor.ServerSpec.command`: its model, port, context),
+arguments rune started it with (`llama_server.ServerSpec.command`: its model, port, context),
 so another server of the same model is never taken for it; and the process group rune
 started the launcher in (its own session), which holds what a script spawned.
 """

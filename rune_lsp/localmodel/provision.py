@@ -14,9 +14,10 @@ from pathlib import Path
 
 from rune_lsp.localmodel import build
 from rune_lsp.localmodel.download import ensure_model
+from rune_lsp.localmodel.llama_server import ServerSpec
 from rune_lsp.localmodel.lock import exclusive
 from rune_lsp.localmodel.progress import Cancel, Progress, ProvisionCancelled, Step
-from rune_lsp.localmodel.supervisor import Lease, ServerSpec, Supervisor
+from rune_lsp.localmodel.supervisor import Lease, Supervisor
 from rune_lsp.modelfetch import CATALOGUE, ModelSpec, cache_root, model_path, wheels_dir
 from rune_lsp.settings import Settings
 

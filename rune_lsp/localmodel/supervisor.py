@@ -13,93 +13,32 @@ joined when the same settings ask for it, else stopped). The server runs in its 
 so the Ctrl-C of the rune-lsp that started it does not take it from the others; it is stopped
 by what it serves (`processes`), wrapper scripts included, and `StopResult` says when it could
 not be.
+
+What a server runs with, its record's fields and the health checks are in `llama_server`.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import hashlib
 import json
 import logging
 import os
 import subprocess
-import time
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
-import httpx
-
 from rune_lsp.localmodel import processes
 from rune_lsp.localmodel.errors import PortTaken, ServerFailed
+from rune_lsp.localmodel.llama_server import Record, ServerSpec, serves, wait_healthy
 from rune_lsp.localmodel.lock import exclusive
 from rune_lsp.localmodel.proc import tail
 from rune_lsp.localmodel.processes import HOST, alive, exit_status, free_port, port_free
-from rune_lsp.localmodel.progress import Cancel, Progress, ProvisionCancelled, Step
-from rune_lsp.text_clip import tail_lines
+from rune_lsp.localmodel.progress import Cancel, Progress, Step
 
 log = logging.getLogger(__name__)
-
-#: Loading a 1.1 GB model from a cold disk on a busy machine can take a while.
-HEALTH_TIMEOUT = 180.0
-#: Tokens one answer may take at most. A small model on a slow CPU can ramble for many minutes
-#: (1.5 tokens/s on 2 busy cores) while it holds the one slot; an edit of a long file fits.
-#: A request's own `max_tokens` still decides below this.
-MAX_ANSWER_TOKENS = 2048
-_BIND_FAILED = ("couldn't bind", "address already in use", "failed to bind")
-
-
-@dataclass(frozen=True)
-class ServerSpec:
-    """What to run: a checked binary, a verified model, and how to serve it."""
-
-    binary: Path
-    model: Path
-    alias: str
-    port: int  # 0: pick a free one
-    threads: int
-    context: int
-
-    @property
-    def key(self) -> str:
-        what = f"{self.binary}|{self.model}|{self.context}|{self.threads}"
-        return f"{self.alias}-{hashlib.sha256(what.encode()).hexdigest()[:8]}"
-
-    def command(self, port: int) -> list[str]:
-        # --jinja: the model's own chat template, which carries its tool-call format.
-        # --parallel 1: one slot gets the whole context; requests queue.
-        # All but the binary are also how a stop finds the server (`processes.runs`).
-        return [
-            str(self.binary), "-m", str(self.model), "--alias", self.alias,
-            "--host", HOST, "--port", str(port), "--jinja", "--ctx-size", str(self.context),
-            "--threads", str(self.threads), "--parallel", "1",
-            "--n-predict", str(MAX_ANSWER_TOKENS),
-        ]  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Record:
-    pid: int  # the process rune started: llama-server, or the wrapper script that runs it
-    port: int
-    alias: str
-    key: str
-    binary: str
-    model: str
-    log: str
-    #: What the binary was given (`ServerSpec.command` less the binary); empty in a record
-    #: written before it was kept, found then by its model and port alone.
-    args: tuple[str, ...] = ()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://{HOST}:{self.port}/v1"
-
-    @property
-    def identity(self) -> tuple[str, ...]:
-        """The arguments that tell this server's processes from any other's."""
-        return self.args or ("-m", self.model)
 
 
 @dataclass(frozen=True)
@@ -180,7 +119,7 @@ class Supervisor:
         if record is None:
             return None
         same = record.binary == str(spec.binary) and record.model == str(spec.model)
-        if same and alive(record.pid) and _serves(record):
+        if same and alive(record.pid) and serves(record):
             return record
         # Dead, answering as something else, or another binary or model: start afresh.
         self._stop(record)
@@ -241,7 +180,7 @@ class Supervisor:
         # Recorded before it is healthy: a rune-lsp killed while it starts leaves it to reap.
         self._write_record(record)
         try:
-            _wait_healthy(child, record, cancel)
+            wait_healthy(child, record, cancel)
         except BaseException:
             self._stop(record)
             raise
@@ -251,13 +190,13 @@ class Supervisor:
         """End the server (found by what it serves) and forget its record, unless it still
         answers: then the record stays (it may be joined) and the result says whom to end."""
         pids = processes.serving(record.pid, record.identity, record.port)
-        if not pids and not processes.has_proc() and alive(record.pid) and _serves(record):
+        if not pids and not processes.has_proc() and alive(record.pid) and serves(record):
             pids = {record.pid}  # no /proc (macOS): it answers as our model on our port
         group = processes.own_group(record.pid) if record.pid in pids else None
         left = processes.end(pids, group) if pids else set()
         if not alive(record.pid):
             processes.CHILDREN.pop(record.pid, None)
-        if left or _serves(record):
+        if left or serves(record):
             result = StopResult("left running", _left_running(record, left))
             log.warning("%s", result.message)
             return result
@@ -280,9 +219,9 @@ class Supervisor:
         with exclusive(self.root / "supervisor.lock"):
             current = self.read_record(lease.spec.key)
             moved_on = current is not None and current.pid != lease.record.pid
-            if moved_on and current is not None and alive(current.pid) and _serves(current):
+            if moved_on and current is not None and alive(current.pid) and serves(current):
                 return current  # another rune-lsp restarted it already
-            if alive(lease.record.pid) and _serves(lease.record):
+            if alive(lease.record.pid) and serves(lease.record):
                 return None
             self._stop(lease.record)
             spec = lease.spec
@@ -307,7 +246,7 @@ class Lease:
 
     def answers(self) -> bool:
         """Whether its server answers a health request, serving its model (blocking)."""
-        return _serves(self.record)
+        return serves(self.record)
 
     def revive(self) -> str | None:
         """After a failed request: restart a dead server, once per lease. Returns what to tell
@@ -359,45 +298,4 @@ def _left_running(record: Record, left: set[int]) -> str:
         f"{where} could not be stopped: it still answers, and no process of yours that "
         f"listens there runs {record.model} with rune's arguments (a `localServerPath` "
         f"script that starts llama-server under another command line or session?); {end}"
-    )
-
-
-# --- health ------------------------------------------------------------------------------------
-
-
-def _serves(record: Record, timeout: float = 3.0) -> bool:
-    """Healthy and serving this record's model under its alias."""
-    try:
-        health = httpx.get(f"http://{HOST}:{record.port}/health", timeout=timeout)
-        if health.status_code != 200:
-            return False
-        models = httpx.get(f"{record.base_url}/models", timeout=timeout).json()
-    except (httpx.HTTPError, ValueError):
-        return False
-    ids = [entry.get("id") for entry in models.get("data", []) if isinstance(entry, dict)]
-    return record.alias in ids
-
-
-def _wait_healthy(child: subprocess.Popen[bytes], record: Record, cancel: Cancel) -> None:
-    deadline = time.monotonic() + HEALTH_TIMEOUT
-    while time.monotonic() < deadline:
-        if cancel.is_set():
-            raise ProvisionCancelled("cancelled while the model server was starting")
-        if child.poll() is not None:
-            log = tail(Path(record.log))
-            if any(sign in log.lower() for sign in _BIND_FAILED):
-                raise PortTaken(f"port {record.port} on {HOST} is taken: {tail_lines(log, 1)}")
-            raise ServerFailed(
-                f"llama-server exited ({exit_status(child.pid)}) while starting; its log "
-                f"{record.log} ends:\n{log}"
-            )
-        try:
-            if httpx.get(f"http://{HOST}:{record.port}/health", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass  # not listening yet
-        time.sleep(0.3)
-    raise ServerFailed(
-        f"llama-server did not become healthy within {HEALTH_TIMEOUT:g} s; its log "
-        f"{record.log} ends:\n{tail(Path(record.log))}"
     )

@@ -34,6 +34,7 @@ from typing import Any
 from rune_lsp.answers import ROWS
 from rune_lsp.loop.config import LoopConfig
 from rune_lsp.loop.events import CheckStarted, EventEmitter, ToolRequested, progress_of
+from rune_lsp.loop.messages import Message, RawToolCall, ToolCall
 from rune_lsp.loop.model_call import ModelCalls
 from rune_lsp.loop.normalize import IdAllocator, normalize_calls
 from rune_lsp.loop.ports import Checker, ToolDefinition, ToolExecutor
@@ -42,11 +43,8 @@ from rune_lsp.loop.proposals import edit_calls
 from rune_lsp.loop.state import (
     CheckedStatus,
     CheckReport,
-    Message,
     PreparedEdit,
-    RawToolCall,
     RunState,
-    ToolCall,
     ToolOutcome,
     TurnState,
 )

@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from rune_lsp.loop.messages import Message, ToolCall
 from rune_lsp.loop.normalize import MAX_CALLS_PER_TURN, canonical_json, over_cap_note
-from rune_lsp.loop.state import Message, ToolCall
 from rune_lsp.text_clip import clip
 
 DEFAULT_OUTPUT_CAP = 12_000

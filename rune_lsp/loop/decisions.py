@@ -6,15 +6,8 @@
 
 from __future__ import annotations
 
-from rune_lsp.loop.state import (
-    Decision,
-    EditRecord,
-    Landed,
-    PreparedChange,
-    PreparedEdit,
-    Reject,
-    ToolOutcome,
-)
+from rune_lsp.loop.records import EditRecord
+from rune_lsp.loop.state import Decision, Landed, PreparedChange, PreparedEdit, Reject, ToolOutcome
 from rune_lsp.loop.statuses import CallStatus, recorded, reported
 from rune_lsp.text_clip import shorten
 

@@ -13,7 +13,9 @@ from typing import Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict
 
-from rune_lsp.loop.state import PreparedChange, RunResult, RunState, ToolCall, ToolOutcome
+from rune_lsp.loop.messages import ToolCall
+from rune_lsp.loop.records import RunResult
+from rune_lsp.loop.state import PreparedChange, RunState, ToolOutcome
 
 
 class _Event(BaseModel):

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rune_lsp.answers.calls.prompts import format_call
-from rune_lsp.loop.state import Message
+from rune_lsp.loop.messages import Message
 
 RESULTS_HEADER = "Results of your tool calls, one block per call id:"
 

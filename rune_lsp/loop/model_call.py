@@ -19,6 +19,7 @@ from rune_lsp.answers.calls.prompts import protocol_prompt
 from rune_lsp.loop.context_budget import estimate_tokens, fit_history, history_budget
 from rune_lsp.loop.events import EventEmitter, ModelDelta, ModelTurnStarted, progress_of
 from rune_lsp.loop.fallback import render_for_text_protocol
+from rune_lsp.loop.messages import Message, ModelTurn, RawToolCall, ToolSpec
 from rune_lsp.loop.normalize import canonical_json
 from rune_lsp.loop.ports import (
     Model,
@@ -27,14 +28,8 @@ from rune_lsp.loop.ports import (
     ToolExecutor,
     ToolsUnsupportedError,
 )
-from rune_lsp.loop.state import (
-    Message,
-    ModelTurn,
-    RawToolCall,
-    RunState,
-    ToolSpec,
-    TurnRecord,
-)
+from rune_lsp.loop.records import TurnRecord
+from rune_lsp.loop.state import RunState
 from rune_lsp.loop.stop import Stop, describe
 from rune_lsp.loop.turn_cuts import blocks_readable
 

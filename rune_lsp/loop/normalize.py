@@ -15,8 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from rune_lsp.loop.messages import RawToolCall, ToolCall
 from rune_lsp.loop.ports import ToolDefinition
-from rune_lsp.loop.state import RawToolCall, ToolCall
 from rune_lsp.text_clip import shorten
 
 #: Provider ids longer than this are replaced: they end up in every later request.

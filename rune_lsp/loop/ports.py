@@ -11,16 +11,9 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
-from rune_lsp.loop.state import (
-    CheckReport,
-    EditRecord,
-    Message,
-    ModelCapabilities,
-    ModelTurn,
-    PreparedChange,
-    ToolOutcome,
-    ToolSpec,
-)
+from rune_lsp.loop.messages import Message, ModelCapabilities, ModelTurn, ToolSpec
+from rune_lsp.loop.records import EditRecord
+from rune_lsp.loop.state import CheckReport, PreparedChange, ToolOutcome
 
 
 class ModelError(Exception):

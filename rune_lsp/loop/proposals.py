@@ -14,9 +14,10 @@ from difflib import SequenceMatcher
 
 from rune_lsp.answers.code.reading import CodeReading, FileEdit
 from rune_lsp.answers.code_prompts import no_block_text, unchanged_text
+from rune_lsp.loop.messages import Message, RawToolCall
 from rune_lsp.loop.ports import ToolExecutor
 from rune_lsp.loop.prompts import check_after_text, check_before_text
-from rune_lsp.loop.state import CheckReport, Message, RawToolCall, RunState
+from rune_lsp.loop.state import CheckReport, RunState
 from rune_lsp.loop.statuses import LANDED
 from rune_lsp.loop.task import file_listing
 

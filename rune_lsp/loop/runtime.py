@@ -15,9 +15,10 @@ Stop conditions and what they end as:
 
 Each stop is one `Stop` (loop/stop.py), raised where it is found and turned into the run's
 result here alone. A turn's calls are handled by `loop/turn.py`, each model call by
-`loop/model_call.py`. Mutating calls pause the run: `Paused` carries the JSON round-trippable
-`RunState`, and any `AgentLoop` (also in a new process) continues it with `resume` once every
-change in `state.turn` is decided.
+`loop/model_call.py`, the check command's runs and the candidate search by `loop/run_checks.py`,
+the answer after a guard stop by `loop/synthesis.py`. Mutating calls pause the run: `Paused`
+carries the JSON round-trippable `RunState`, and any `AgentLoop` (also in a new process)
+continues it with `resume` once every change in `state.turn` is decided.
 """
 
 from __future__ import annotations
@@ -28,15 +29,9 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 
 from rune_lsp.answers import ROWS, TurnReading, system_text, turn_kind
-from rune_lsp.loop.candidates import CandidateSearch, searches
 from rune_lsp.loop.config import LoopConfig, LoopConfigError
-from rune_lsp.loop.events import (
-    CheckStarted,
-    EventEmitter,
-    EventSink,
-    RunEnded,
-    progress_of,
-)
+from rune_lsp.loop.events import EventEmitter, EventSink, RunEnded, progress_of
+from rune_lsp.loop.messages import Message, RawToolCall, TurnCut
 from rune_lsp.loop.model_call import ModelCalls
 from rune_lsp.loop.normalize import IdAllocator, normalize_calls
 from rune_lsp.loop.ports import (
@@ -46,31 +41,13 @@ from rune_lsp.loop.ports import (
     ToolDefinition,
     ToolExecutor,
 )
-from rune_lsp.loop.prompts import FINAL_SYNTHESIS_INSTRUCTION
-from rune_lsp.loop.proposals import (
-    add_check_after_edits,
-    add_first_check,
-    block_answer,
-    block_calls,
-    fixed_answer,
-    landed_edits,
-)
+from rune_lsp.loop.proposals import block_answer, block_calls, landed_edits
 from rune_lsp.loop.protocol_choice import take_step
-from rune_lsp.loop.state import (
-    CheckReport,
-    Finished,
-    Message,
-    Outcome,
-    Paused,
-    RawToolCall,
-    RunOutcome,
-    RunResult,
-    RunState,
-    ToolCallSummary,
-    TurnCut,
-    describe_call,
-)
+from rune_lsp.loop.records import Outcome, RunResult, ToolCallSummary
+from rune_lsp.loop.run_checks import RunChecks
+from rune_lsp.loop.state import Finished, Paused, RunOutcome, RunState
 from rune_lsp.loop.stop import Stop, describe
+from rune_lsp.loop.synthesis import synthesized
 from rune_lsp.loop.turn import Turn
 from rune_lsp.loop.turn_cuts import cut_error, cut_notice, kept_text
 from rune_lsp.text_clip import shorten
@@ -169,6 +146,16 @@ class _Run:
         )
         self.tools: dict[str, ToolDefinition] = {}
         self.adaptive = False
+        self.checks = RunChecks(
+            state=state,
+            config=loop.config,
+            checker=checker,
+            executor=loop.tools,
+            model_calls=self.model_calls,
+            events=self.events,
+            new_ids=self._id_allocator,
+            reason_of=lambda visible: shorten(visible, MAX_REASON),
+        )
 
     # --- entry points ---------------------------------------------------------------------------
 
@@ -180,7 +167,7 @@ class _Run:
 
     async def _start(self) -> RunOutcome:
         await self._load(fresh=True)
-        await self._check_first()
+        await self.checks.first()
         return await self._drive()
 
     async def _resume(self) -> RunOutcome:
@@ -287,7 +274,7 @@ class _Run:
                 calls, reason=shorten(visible, MAX_REASON), from_block=bool(reading.edits)
             )
             if state.turn.pending:
-                await self._check_candidates()
+                await self.checks.candidates(self.tools)
                 return await self._pause()
             await self.turn.close("not run")
 
@@ -315,18 +302,7 @@ class _Run:
 
     async def _synthesize(self, outcome: Outcome, error: str) -> Finished:
         """One tool-less call for an answer, plus the runtime's own account of the calls."""
-        summary = self._calls_summary()
-        text = ""
-        if self.state.iterations_used < self.state.iteration_budget:
-            instruction = Message(role="user", content=FINAL_SYNTHESIS_INSTRUCTION)
-            try:
-                turn = await self.model_calls.ask(ROWS["synthesis"], extra=(instruction,))
-            except Stop as failure:
-                error = f"{error}; the final synthesis failed: {failure.error}"
-            else:
-                text = turn.text.strip()  # no reader listens: the words are the answer
-                self.state.messages.extend([instruction, Message(role="assistant", content=text)])
-        answer = f"{text}\n\n{summary}" if text else summary
+        answer, error = await synthesized(self.model_calls, self.state, error)
         return await self._finish(outcome, error, answer)
 
     async def _finish(self, outcome: Outcome, error: str | None, answer: str = "") -> Finished:
@@ -372,63 +348,12 @@ class _Run:
             return (*reading.native, *written), None
         return block_calls(self.state, reading.code, visible, code_first=code_first)
 
-    async def _check_candidates(self) -> None:
-        """Before the turn's edits are shown: with a check and `candidates` > 1, the first of
-        the model's candidate fixes that passes in a scratch copy (loop/candidates.py)."""
-        if self.checker is None or not searches(self.config, self.state, self.checker):
-            return
-        await CandidateSearch(
-            state=self.state,
-            config=self.config,
-            checker=self.checker,
-            executor=self.executor,
-            model_calls=self.model_calls,
-            tools=self.tools,
-            events=self.events,
-            new_ids=self._id_allocator,
-            reason_of=lambda visible: shorten(visible, MAX_REASON),
-        ).run()
-
-    async def _check_first(self) -> None:
-        report = await self._run_check()
-        if report is not None:
-            add_first_check(self.state, report)
-
     async def _check_edits(self) -> Finished | None:
-        report = await self._run_check()
-        if report is None or not await add_check_after_edits(self.executor, self.state, report):
-            return None
-        return await self._finish("completed", None, fixed_answer(self.state, report))
-
-    async def _run_check(self) -> CheckReport | None:
-        if self.checker is None:
-            return None
-        await self.events.emit(
-            CheckStarted(**progress_of(self.state), command=self.checker.command)
-        )
-        try:
-            return await self.checker.check(tuple(self.state.edits))
-        except Exception as exc:  # the run goes on without the check's help
-            return CheckReport(command=self.checker.command, output=describe(exc))
+        answer = await self.checks.after_edits()
+        return None if answer is None else await self._finish("completed", None, answer)
 
     # --- helpers --------------------------------------------------------------------------------
 
     def _id_allocator(self) -> IdAllocator:
         used = (call.id for message in self.state.messages for call in message.tool_calls)
         return IdAllocator.for_history(used, self.state.next_call_number)
-
-    def _calls_summary(self) -> str:
-        calls = {call.id: call for message in self.state.messages for call in message.tool_calls}
-        executed: list[str] = []
-        skipped: list[str] = []
-        for record in self.state.call_log:
-            call = calls.get(record.call_id)
-            label = describe_call(call) if call is not None else record.name
-            if record.status == "skipped":
-                skipped.append(label)
-            else:
-                executed.append(label if record.status == "ok" else f"{label} ({record.status})")
-        return (
-            f"Tool calls executed: {', '.join(executed) or 'none'}; "
-            f"skipped: {', '.join(skipped) or 'none'}."
-        )

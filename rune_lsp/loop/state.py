@@ -1,5 +1,7 @@
-"""Typed data of the agent loop: messages, calls, results, pending changes, the run's state and
-what it ends with (the events it streams out are in `loop/events.py`).
+"""The run's state and what it is made of: the pending changes a turn prepared, the decisions
+on them, the check's report as the loop hears it, the turn in progress and the whole run's
+`RunState`, and how a run pauses or finishes. The messages it keeps are in `loop/messages.py`,
+its records and result in `loop/records.py`, the events it streams out in `loop/events.py`.
 
 Everything that must survive a server restart (the pending state) is a pydantic model that
 round-trips through JSON.
@@ -9,21 +11,19 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    model_serializer,
-    model_validator,
-)
-from pydantic.alias_generators import to_camel
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from rune_lsp.loop.frozen import Frozen
+
+# `Message`, `describe_call` and `RunResult` are imported from here by server/ and bench/,
+# which this split of the module left alone; everything else imports them from their homes.
+from rune_lsp.loop.messages import Message as Message
+from rune_lsp.loop.messages import ToolCall
+from rune_lsp.loop.messages import describe_call as describe_call
+from rune_lsp.loop.records import CallRecord, CandidateStats, EditRecord, HunkRecord, TurnRecord
+from rune_lsp.loop.records import RunResult as RunResult
 from rune_lsp.loop.statuses import FAILURES, CallStatus, EditStatus, LandedStatus, ToolStatus
-from rune_lsp.text_clip import shorten
 
-Role = Literal["system", "user", "assistant", "tool"]
-Outcome = Literal["completed", "incomplete", "failed", "cancelled", "superseded"]
 #: A candidate change's check in the scratch copy (docs/interface.md#candidate-fixes).
 CheckedStatus = Literal["passed", "failed"]
 #: none -> coached (shown how to call edit_file) -> switched (to the text protocol) ->
@@ -31,108 +31,10 @@ CheckedStatus = Literal["passed", "failed"]
 ProtocolStep = Literal["none", "coached", "switched", "remembered"]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-
-class _Wire(BaseModel):
-    """Models whose JSON is public (docs/interface.md#run-result): camelCase keys."""
-
-    model_config = ConfigDict(frozen=True, alias_generator=to_camel, populate_by_name=True)
-
-
-# --- what the model sees and says -------------------------------------------------------------
-
-
-class ToolCall(_Frozen):
-    """A normalised call: an id the runtime guarantees, arguments always an object."""
-
-    id: str
-    name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
-
-
-class Message(_Frozen):
-    """One provider-agnostic chat message; providers map it onto their wire format."""
-
-    role: Role
-    content: str = ""
-    tool_calls: tuple[ToolCall, ...] = ()
-    tool_call_id: str | None = None  # role == "tool": the call this result answers
-    name: str | None = None  # role == "tool": the tool's name (Ollama wants it)
-
-
-class RawToolCall(_Frozen):
-    """A call as a provider parsed it, before the loop normalises it.
-
-    `name` and `arguments` are whatever came over the wire: a name that is not a string (a
-    number, a list) or arguments that are garbage make the call invalid, in the loop, which
-    pairs it with a result like any malformed call; the turn's other calls still run.
-    """
-
-    id: str | None = None
-    name: Any = ""
-    arguments: Any = None
-
-
-class Usage(_Frozen):
-    """Token counts as the server reported them; None where it did not say.
-
-    A turn the provider cut itself (`TurnCut` `size` or `repetition`) has none: the server
-    sends its counts in the stream's last chunk, which a closed stream never receives.
-    """
-
-    prompt_tokens: int | None = None  # the whole prompt, cached part included
-    completion_tokens: int | None = None
-    # Of the prompt, tokens the server reused from its prompt cache (None: it did not say).
-    cached_tokens: int | None = None
-
-
-#: Why an answer ended before the model finished it: the server's output limit (`length`),
-#: the runtime's per-turn size cap (`size`), or a degenerate stream repeating itself.
-CutReason = Literal["length", "size", "repetition"]
-
-
-class TurnCut(_Frozen):
-    """An answer that was cut; the loop tells the model so on its next turn."""
-
-    reason: CutReason
-    chars: int  # characters of text, thinking and arguments received when it ended
-
-
-class ModelTurn(_Frozen):
-    """What one model call returned."""
-
-    text: str = ""  # visible answer text (thinking excluded)
-    tool_calls: tuple[RawToolCall, ...] = ()
-    thinking: str | None = None
-    usage: Usage = Usage()
-    finish_reason: str | None = None
-    cut: TurnCut | None = None
-
-
-class ModelCapabilities(_Frozen):
-    native_tools: bool = True
-    thinking: bool = False
-    context_length: int | None = None  # tokens the model was trained for; None = unknown
-    # Whether the loop may move a run from native tools to the text protocol when the model
-    # answers in prose (False when a setting forced the protocol or it is already settled).
-    adaptive_protocol: bool = False
-
-
-class ToolSpec(_Frozen):
-    """A tool as described to the model (its JSON schema comes from a pydantic model)."""
-
-    name: str
-    description: str
-    parameters: dict[str, Any]
-    mutating: bool = False
-
-
 # --- what tools return --------------------------------------------------------------------------
 
 
-class ToolOutcome(_Frozen):
+class ToolOutcome(Frozen):
     """The result of executing (or refusing) one call; `content` is what the model reads."""
 
     status: ToolStatus
@@ -149,7 +51,7 @@ class ToolOutcome(_Frozen):
         return CallStatus(self.status, self.edit_status)
 
 
-class PreparedEdit(_Frozen):
+class PreparedEdit(Frozen):
     """A computed file change, nothing written. `old_text` None means the file is new.
 
     Keeping the text it was computed from lets apply tell a stale target from a good one.
@@ -169,7 +71,7 @@ class PreparedEdit(_Frozen):
     check_note: str = ""
 
 
-class PreparedCommand(_Frozen):
+class PreparedCommand(Frozen):
     kind: Literal["command"] = "command"
     edit_id: str
     call_id: str
@@ -185,7 +87,7 @@ PreparedChange = Annotated[PreparedEdit | PreparedCommand, Field(discriminator="
 # --- decisions on pending changes ---------------------------------------------------------------
 
 
-class Approve(_Frozen):
+class Approve(Frozen):
     """The user accepted; the executor re-checks the rules and then performs the change."""
 
     kind: Literal["approve"] = "approve"
@@ -194,30 +96,12 @@ class Approve(_Frozen):
     for_run: bool = False
 
 
-class Reject(_Frozen):
+class Reject(Frozen):
     kind: Literal["reject"] = "reject"
     reason: str = ""
 
 
-class _WireOptional(_Wire):
-    """A public record whose additive fields are left out while they have no value."""
-
-    @model_serializer(mode="wrap")
-    def _without_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        return {key: value for key, value in data.items() if value is not None}
-
-
-class HunkRecord(_WireOptional):
-    """What became of one hunk of an edit decided hunk by hunk (docs/interface.md#run-result):
-    `hunkId` numbers the hunks of the proposal from 1, as the model saw them."""
-
-    hunk_id: int
-    status: EditStatus
-    reason: str | None = None  # the user's words with a rejection
-
-
-class Landed(_Frozen):
+class Landed(Frozen):
     """The editor applied (or refused) the change itself, e.g. VS Code's refactor preview.
 
     `detail` tells the model what happened, e.g. which hunks were kept in a partial accept;
@@ -240,7 +124,7 @@ Decision = Annotated[Approve | Reject | Landed, Field(discriminator="kind")]
 # --- the check command, as the loop hears it ----------------------------------------------------
 
 
-class CheckReport(_Frozen):
+class CheckReport(Frozen):
     """One run of `checkCommand`, done by the front end's runner and handed to the loop.
 
     `output` is already bounded (the tail of what it printed). `note` says why the result may
@@ -263,54 +147,7 @@ class CheckReport(_Frozen):
 # --- the serializable state of a paused or running run -----------------------------------------
 
 
-class CallRecord(_Frozen):
-    """One line of the compact tool-call log (receipts)."""
-
-    call_id: str
-    name: str
-    arguments: str  # canonical JSON, bounded
-    status: ToolStatus
-    digest: str  # bounded head of the result the model read
-    iteration: int
-    started_at: float
-    duration_ms: float
-    # run_command only: the command, and the whole result the model read (bounded by the
-    # tool-output cap like every result), for the user's record (issue 27 point 3).
-    command: str | None = None
-    output: str | None = None
-
-
-class EditRecord(_WireOptional):
-    """An edit as reported in the run result (docs/interface.md#run-result)."""
-
-    edit_id: str
-    tool: str
-    path: str  # workspace-relative when possible; the command for run_command
-    status: EditStatus
-    detail: str = ""
-    # Additive to CONTRACT section 6, absent when empty: why the user rejected it (their words),
-    # and each hunk's fate when hunks were decided one by one.
-    reason: str | None = None
-    hunks: tuple[HunkRecord, ...] | None = None
-
-
-class CandidateStats(_Wire):
-    """Candidate fixes of a run (docs/interface.md#run-result): how many the model wrote, how
-    many were checked in the scratch copy, how many of those passed."""
-
-    tried: int = 0
-    checks_run: int = 0
-    passed: int = 0
-
-
-class TurnRecord(_Frozen):
-    iteration: int
-    usage: Usage
-    finish_reason: str | None = None
-    duration_ms: float = 0.0
-
-
-class RepeatEntry(_Frozen):
+class RepeatEntry(Frozen):
     """Exact-repeat bookkeeping for one call signature."""
 
     result_hash: str
@@ -413,41 +250,10 @@ class RunState(BaseModel):
         return {**rest, "turn": fields}
 
 
-# --- what a run ends with -----------------------------------------------------------------------
+# --- how a run pauses or ends --------------------------------------------------------------------
 
 
-class ToolCallSummary(_WireOptional):
-    name: str
-    status: ToolStatus
-    # run_command only (additive to CONTRACT section 6: absent for other tools).
-    command: str | None = None
-    output: str | None = None
-
-    @classmethod
-    def of(cls, record: CallRecord) -> ToolCallSummary:
-        return cls(
-            name=record.name, status=record.status, command=record.command, output=record.output
-        )
-
-
-class RunResult(_Wire):
-    """The run result (docs/interface.md#run-result) (front ends fill `verified` and `receipt`)."""
-
-    run_id: str
-    outcome: Outcome
-    answer: str = ""
-    error: str | None = None
-    iterations_used: int = 0
-    iteration_budget: int
-    edits: tuple[EditRecord, ...] = ()
-    tool_calls: tuple[ToolCallSummary, ...] = ()
-    verified: bool | None = None
-    # Null unless the run checked candidate fixes (a checkCommand and `candidates` > 1).
-    candidates: CandidateStats | None = None
-    receipt: str | None = None
-
-
-class Paused(_Frozen):
+class Paused(Frozen):
     """The run waits for decisions on `state.turn.pending`; resume it with those decisions."""
 
     kind: Literal["paused"] = "paused"
@@ -456,21 +262,10 @@ class Paused(_Frozen):
     iteration_budget: int
 
 
-class Finished(_Frozen):
+class Finished(Frozen):
     kind: Literal["finished"] = "finished"
     result: RunResult
     state: RunState
 
 
 RunOutcome = Paused | Finished
-
-
-def describe_call(call: ToolCall) -> str:
-    """A short human label for progress: `read_file src/app.py`."""
-    args = call.arguments
-    for key in ("path", "command", "pattern"):
-        value = args.get(key)
-        if isinstance(value, str) and value:
-            shown = shorten(value, 60)
-            return f"{call.name} {shown}"
-    return call.name

@@ -10,7 +10,8 @@ A change's verdict travels four steps, each with its own type, and each step's m
 
 So "a denied change is recorded as rejected" is decided once, by `recorded`, for a change that
 ends normally, at a cancel, and when refused by its re-check (`recheck`) alike. It imports
-nothing of rune_lsp, so every layer can import it (the loop's own types in loop/state.py too).
+nothing of rune_lsp, so every layer can import it (the loop's own types in loop/state.py and
+loop/records.py too).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ a turn) and turned into the run's result by the runtime alone (`loop/runtime.py`
 
 from __future__ import annotations
 
-from rune_lsp.loop.state import Outcome
+from rune_lsp.loop.records import Outcome
 
 
 class Stop(Exception):

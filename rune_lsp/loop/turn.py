@@ -43,17 +43,16 @@ from rune_lsp.loop.guards import (
     result_hash,
     update_streaks,
 )
+from rune_lsp.loop.messages import Message, ToolCall
 from rune_lsp.loop.normalize import NormalizedCall, call_signature, canonical_json
 from rune_lsp.loop.ports import ToolExecutor
+from rune_lsp.loop.records import CallRecord
 from rune_lsp.loop.state import (
     Approve,
-    CallRecord,
     Decision,
     Landed,
-    Message,
     PreparedChange,
     RunState,
-    ToolCall,
     ToolOutcome,
     TurnState,
 )

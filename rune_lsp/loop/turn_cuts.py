@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from rune_lsp.answers.calls.prompts import CALLS_CUT_ADVICE
 from rune_lsp.answers.code_prompts import CODE_CUT_ADVICE
-from rune_lsp.loop.state import TurnCut
+from rune_lsp.loop.messages import TurnCut
 from rune_lsp.text_clip import clip
 
 #: Characters of a cut answer kept in the history: a degenerate one is mostly repetition, and

@@ -23,8 +23,8 @@ from rune_lsp.localmodel.errors import LocalModelError
 from rune_lsp.localmodel.progress import Cancel, Progress, ProvisionCancelled, no_progress
 from rune_lsp.localmodel.provision import LocalPlan, provision
 from rune_lsp.localmodel.supervisor import Lease
+from rune_lsp.loop.messages import Message, ModelCapabilities, ModelTurn, ToolSpec
 from rune_lsp.loop.ports import ModelError
-from rune_lsp.loop.state import Message, ModelCapabilities, ModelTurn, ToolSpec
 from rune_lsp.providers.errors import ProviderUnreachableError
 from rune_lsp.providers.openai import OnDelta, OpenAIModel
 from rune_lsp.providers.transport import ProtocolPreferences

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rune_lsp.loop.state import Message, ModelCapabilities, ModelTurn, ToolSpec
+from rune_lsp.loop.messages import Message, ModelCapabilities, ModelTurn, ToolSpec
 from rune_lsp.providers import ollama_wire as wire
 from rune_lsp.providers.line_reader import LineReader
 from rune_lsp.providers.transport import HttpProvider

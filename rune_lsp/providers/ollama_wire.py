@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import Field
 
-from rune_lsp.loop.state import (
+from rune_lsp.loop.messages import (
     Message,
     ModelCapabilities,
     ModelTurn,

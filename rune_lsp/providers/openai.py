@@ -10,8 +10,8 @@ from typing import Any
 
 import httpx
 
+from rune_lsp.loop.messages import Message, ModelCapabilities, ModelTurn, ToolSpec
 from rune_lsp.loop.ports import ModelError
-from rune_lsp.loop.state import Message, ModelCapabilities, ModelTurn, ToolSpec
 from rune_lsp.providers import openai_wire as wire
 from rune_lsp.providers.errors import ProviderTimeoutError, ProviderUnreachableError
 from rune_lsp.providers.line_reader import LineReader

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from rune_lsp.loop.state import Message, ModelTurn, RawToolCall, ToolSpec, TurnCut, Usage
+from rune_lsp.loop.messages import Message, ModelTurn, RawToolCall, ToolSpec, TurnCut, Usage
 from rune_lsp.providers.stream_limits import TurnLimiter
 from rune_lsp.providers.thinking import InlineThinkingSplitter
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import httpx
 
+from rune_lsp.loop.messages import Message
 from rune_lsp.loop.ports import ModelError
-from rune_lsp.loop.state import Message
 from rune_lsp.providers import make_model
 from rune_lsp.providers.errors import (
     ModelNotFoundError,

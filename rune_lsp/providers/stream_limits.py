@@ -11,7 +11,7 @@ No I/O here: the provider owns the response.
 
 from __future__ import annotations
 
-from rune_lsp.loop.state import CutReason, TurnCut
+from rune_lsp.loop.messages import CutReason, TurnCut
 
 #: Characters of text, thinking and tool-call arguments one turn may stream. Generous on
 #: purpose: about twice the ~512,000 characters of the largest output window served today

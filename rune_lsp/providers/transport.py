@@ -20,8 +20,8 @@ from typing import Any, Protocol, TypeVar
 import httpx
 
 from rune_lsp.loop.context_budget import ANSWER_RESERVE, DEFAULT_CONTEXT_LENGTH
+from rune_lsp.loop.messages import Message, ModelCapabilities, ModelTurn, ToolSpec
 from rune_lsp.loop.ports import ModelError, ToolsUnsupportedError
-from rune_lsp.loop.state import Message, ModelCapabilities, ModelTurn, ToolSpec
 from rune_lsp.providers.endpoint import Endpoint
 from rune_lsp.providers.error_reply import (
     ErrorReply,

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rune_lsp.lines import strip_terminator
-from rune_lsp.loop.state import HunkRecord
+from rune_lsp.loop.records import HunkRecord
 from rune_lsp.loop.statuses import EditStatus, ReconcileStatus
 from rune_lsp.review.hunks import Hunk, changed_lines
 from rune_lsp.text_clip import shorten

@@ -14,13 +14,15 @@ from functools import partial
 from pathlib import Path
 
 from rune_lsp.loop.events import EventSink
+from rune_lsp.loop.messages import Message
 from rune_lsp.loop.ports import Model
+from rune_lsp.loop.records import Outcome, RunResult
 from rune_lsp.loop.runtime import AgentLoop, LoopConfig
-from rune_lsp.loop.state import Message, Outcome, RunResult
 from rune_lsp.loop.task import FixTarget, FixTask
 from rune_lsp.runner.candidates import ScratchChecks, overlap_checks
 from rune_lsp.runner.context import related_files
-from rune_lsp.runner.driver import Reviewer, RunDriver, RunMeta, StopReason
+from rune_lsp.runner.driver import Reviewer, RunDriver, StopReason
+from rune_lsp.runner.run_meta import RunMeta
 from rune_lsp.runner.verify import SaveHook, ShellVerifier, Verifier
 from rune_lsp.settings import Settings
 from rune_lsp.store.pending import PendingStore

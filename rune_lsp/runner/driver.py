@@ -4,6 +4,8 @@ The loop pauses whenever the model proposes a change; a `Reviewer` (the editor's
 the terminal's y/n prompt) turns each pending change into a decision, one at a time. The driver
 persists the paused state before asking anyone, so a crash while a review is open loses nothing,
 then verifies the result and stores the receipt. The LSP server and the CLI share this code.
+What the records need besides the state is `RunMeta` (runner/run_meta.py); the results of runs
+stopped before they ended on their own are worded in runner/run_results.py.
 """
 
 from __future__ import annotations
@@ -17,24 +19,24 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from rune_lsp.loop.events import CheckStarted, EventEmitter
+from rune_lsp.loop.messages import Message
+from rune_lsp.loop.records import RunResult
 from rune_lsp.loop.runtime import AgentLoop
 from rune_lsp.loop.state import (
     Approve,
     Decision,
-    EditRecord,
     Finished,
     Landed,
-    Message,
     PreparedChange,
     PreparedCommand,
     PreparedEdit,
     RunOutcome,
-    RunResult,
     RunState,
 )
-from rune_lsp.loop.statuses import WITHDRAWN, recorded_verdict
 from rune_lsp.review.diff import unified_diff
 from rune_lsp.runner.check_result import CheckCannotRun, CheckCannotRunError
+from rune_lsp.runner.run_meta import RunMeta, pending_run, receipt_of
+from rune_lsp.runner.run_results import cancelled, check_cannot_run, displayed, superseded
 from rune_lsp.runner.verify import (
     CandidateChecks,
     CheckFeed,
@@ -44,9 +46,9 @@ from rune_lsp.runner.verify import (
     changed_paths,
     verified_from,
 )
-from rune_lsp.store.pending import PendingRun, PendingStore
+from rune_lsp.store.pending import PendingStore
 from rune_lsp.store.receipt import CheckRecord
-from rune_lsp.store.receipt_builder import DIFF_CAP, build_receipt
+from rune_lsp.store.receipt_builder import DIFF_CAP
 from rune_lsp.store.receipts import ReceiptStore
 from rune_lsp.store.transcripts import TranscriptStore
 from rune_lsp.text_clip import clip
@@ -69,22 +71,6 @@ class Reviewer(Protocol):
     async def withdraw(self) -> None:
         """The run is over while a review is open: take the open review away."""
         ...
-
-
-@dataclass(frozen=True)
-class RunMeta:
-    """What the receipt and the pending record need to know about a run besides its state."""
-
-    provider: str
-    model: str
-    base_url: str
-    task: str
-    document_uri: str  # the document the run was started on
-    document_path: str | None = None
-    secrets: tuple[str, ...] = ()
-    session_id: str = ""
-    # Edit paths in the result are shown relative to this folder (docs/interface.md#run-result).
-    workspace_root: str | None = None
 
 
 @dataclass
@@ -220,7 +206,7 @@ class RunDriver:
             update={
                 "verified": verified_from(check),
                 "answer": annotate_answer(result.answer, check),
-                "edits": _displayed(result.edits, self.meta.workspace_root),
+                "edits": displayed(result.edits, self.meta.workspace_root),
             }
         )
         result = self._store_receipt(result, state, check)
@@ -275,29 +261,13 @@ class RunDriver:
         if self.pending_store is None:
             return
         try:
-            self._save_pause(state, self.pending_store)
+            self.pending_store.save(pending_run(self.meta, state), secrets=self.meta.secrets)
         except OSError as exc:  # the disk failed since the run began: the review goes on
             log.warning(
                 "could not keep run %s's paused review (%s): it cannot be resumed after a restart",
                 state.run_id,
                 exc,
             )
-
-    def _save_pause(self, state: RunState, pending_store: PendingStore) -> None:
-        pending_store.save(
-            PendingRun(
-                run_id=state.run_id,
-                state=state,
-                document_uri=self.meta.document_uri,
-                document_path=self.meta.document_path,
-                task=self.meta.task,
-                provider=self.meta.provider,
-                model=self.meta.model,
-                base_url=self.meta.base_url,
-                session_id=self.meta.session_id,
-            ),
-            secrets=self.meta.secrets,
-        )
 
     def not_started(self, run_id: str) -> RunResult:
         """The result of a run whose task was cancelled before it ever ran; like every run,
@@ -308,42 +278,17 @@ class RunDriver:
     def _unrunnable(self, run_id: str, exc: CheckCannotRunError) -> RunResult:
         """The check cannot run: the user's configuration to fix, before any model turn."""
         self.unrunnable = exc.problem
-        return RunResult(
-            run_id=run_id,
-            outcome="failed",
-            error=exc.problem.message,
-            iteration_budget=self.loop.config.max_iterations,
-        )
+        return check_cannot_run(run_id, exc.problem.message, budget=self.loop.config.max_iterations)
 
     def _relabelled(self, result: RunResult) -> RunResult:
-        if self._stop_reason == "supersede" and result.outcome == "cancelled":
-            return result.model_copy(
-                update={
-                    "outcome": "superseded",
-                    "error": "a newer run on this document replaced it",
-                }
-            )
-        return result
+        return superseded(result) if self._stop_reason == "supersede" else result
 
     def _cancelled(self, run_id: str) -> RunResult:
-        state = self._state
-        if state is None:  # cancelled before the loop began: no model call was made
-            return RunResult(
-                run_id=run_id,
-                outcome="cancelled",
-                error="the run was cancelled before it started",
-                iteration_budget=self.loop.config.max_iterations,
-            )
-        error = "the run was cancelled"
-        if self._keeps_pause:
-            error = f"interrupted with a review open; continue it with rune.resume {run_id}"
-        return RunResult(
-            run_id=run_id,
-            outcome="cancelled",
-            error=error,
-            iterations_used=state.iterations_used,
-            iteration_budget=state.iteration_budget,
-            edits=tuple(_edits_at_cancel(state, withdrawn=not self._keeps_pause)),
+        return cancelled(
+            run_id,
+            self._state,
+            budget=self.loop.config.max_iterations,
+            keeps_pause=self._keeps_pause,
         )
 
     async def _verify(self, result: RunResult) -> CheckOutcome | None:
@@ -364,18 +309,13 @@ class RunDriver:
         try:
             path = self.receipt_store.receipt_path(result.run_id)
             result = result.model_copy(update={"receipt": str(path)})
-            receipt = build_receipt(
-                result=result,
-                state=state,
-                provider=self.meta.provider,
-                model=self.meta.model,
-                base_url=self.meta.base_url,
+            receipt = receipt_of(
+                self.meta,
+                result,
+                state,
+                check.record if isinstance(check, CheckOutcome) else check,
                 started_at=self.started_at,
                 ended_at=time.time(),
-                check=check.record if isinstance(check, CheckOutcome) else check,
-                document=self.meta.document_path or self.meta.document_uri,
-                task=self.meta.task,
-                secrets=self.meta.secrets,
             )
             self.receipt_store.write(receipt)
         except OSError as exc:  # a full disk must not cost the user the run's result
@@ -386,31 +326,3 @@ class RunDriver:
 
 class _Step(Protocol):
     async def __call__(self) -> RunOutcome: ...
-
-
-def _displayed(edits: tuple[EditRecord, ...], root: str | None) -> tuple[EditRecord, ...]:
-    """File paths relative to the workspace when inside it (after verification used them)."""
-    if root is None:
-        return edits
-    shown = []
-    for edit in edits:
-        path = Path(edit.path)
-        if edit.tool != "run_command" and path.is_absolute():
-            edit = edit.model_copy(update={"path": display_path(path, Path(root))})
-        shown.append(edit)
-    return tuple(shown)
-
-
-def _edits_at_cancel(state: RunState, *, withdrawn: bool) -> list[EditRecord]:
-    """Edits an editor already applied stay reported as such; the rest were never applied.
-    `withdrawn`: no pause is kept, so an edit still pending can never be decided; its detail
-    says so (a kept pause's edits are still pending, for `rune.resume`)."""
-    records: list[EditRecord] = []
-    for record in state.edits:
-        decision = state.turn.decisions.get(record.edit_id)
-        if record.status == "pending" and isinstance(decision, Landed):
-            record = record.model_copy(update={"status": recorded_verdict(decision.status)})
-        elif record.status == "pending" and withdrawn and not record.detail:
-            record = record.model_copy(update={"detail": WITHDRAWN})
-        records.append(record)
-    return records

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rune_lsp.loop.state import EditRecord, RunResult
+from rune_lsp.loop.records import EditRecord, RunResult
 from rune_lsp.loop.statuses import EDIT_STATUSES, UNDONE, WITHDRAWN
 
 NO_CHANGE = "no change proposed"

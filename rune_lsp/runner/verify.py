@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from rune_lsp.loop.state import CheckReport, EditRecord, PreparedChange
+from rune_lsp.loop.records import EditRecord
+from rune_lsp.loop.state import CheckReport, PreparedChange
 from rune_lsp.loop.statuses import LANDED
 from rune_lsp.runner.check_result import CheckCannotRunError, cannot_run, could_not_start
 from rune_lsp.store.receipt import CheckRecord

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from rune_lsp.loop.state import HunkRecord
+from rune_lsp.loop.records import HunkRecord
 from rune_lsp.store.receipt import CheckRecord, Receipt
 from rune_lsp.text_clip import shorten
 

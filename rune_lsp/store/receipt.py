@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
-from rune_lsp.loop.state import CallRecord, HunkRecord, Outcome, RunResult, TurnRecord
+from rune_lsp.loop.records import CallRecord, HunkRecord, Outcome, RunResult, TurnRecord
 from rune_lsp.loop.statuses import EditStatus, ToolStatus
 from rune_lsp.store.urls import StoredUrl
 

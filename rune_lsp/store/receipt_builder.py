@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from rune_lsp.loop.state import RunResult, RunState
+from rune_lsp.loop.records import RunResult
+from rune_lsp.loop.state import RunState
 from rune_lsp.store.bounds import Slot, fit_budget
 from rune_lsp.store.receipt import CheckRecord, Receipt, ReceiptCall, ReceiptEdit, ReceiptTurn
 from rune_lsp.store.scrub import Scrubber

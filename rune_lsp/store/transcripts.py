@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from rune_lsp.loop.state import Message
+from rune_lsp.loop.messages import Message
 from rune_lsp.store.atomic import atomic_write_text, read_json_model, stored_files
 from rune_lsp.store.runids import checked_run_id
 from rune_lsp.store.scrub import Scrubber

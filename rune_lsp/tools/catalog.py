@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from rune_lsp.loop.state import ToolSpec
+from rune_lsp.loop.messages import ToolSpec
 from rune_lsp.tools.schemas import (
     EditFileArgs,
     ListDirArgs,

@@ -12,7 +12,8 @@ import pytest
 
 from rune_lsp.answers.calls.text import MAX_BARE_ATTEMPTS, parse_text_turn
 from rune_lsp.loop import AgentLoop, LoopConfig
-from rune_lsp.loop.state import Finished, ModelTurn
+from rune_lsp.loop.messages import ModelTurn
+from rune_lsp.loop.state import Finished
 from tests.loop.fakes import (
     TOOL_NAMES,
     FakeExecutor,

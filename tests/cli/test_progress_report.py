@@ -14,14 +14,9 @@ from rune_lsp.loop.events import (
     ToolRequested,
     ToolResulted,
 )
-from rune_lsp.loop.state import (
-    EditRecord,
-    PreparedEdit,
-    RunResult,
-    ToolCall,
-    ToolCallSummary,
-    ToolOutcome,
-)
+from rune_lsp.loop.messages import ToolCall
+from rune_lsp.loop.records import EditRecord, RunResult, ToolCallSummary
+from rune_lsp.loop.state import PreparedEdit, ToolOutcome
 
 STEP = {"run_id": "r", "iterations_used": 3, "iteration_budget": 8}
 READ = ToolCall(id="c1", name="read_file", arguments={"path": "src/app.py"})

@@ -1,7 +1,7 @@
 """The run result exactly as docs/interface.md#run-result spells it, to check what the server
 returns.
 
-Deliberately independent of `rune_lsp.loop.state.RunResult`: a key renamed or dropped on the
+Deliberately independent of `rune_lsp.loop.records.RunResult`: a key renamed or dropped on the
 server side must fail here, not be absorbed by a shared model.
 """
 

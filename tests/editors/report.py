@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from rune_lsp.loop.state import RunResult
+from rune_lsp.loop.records import RunResult
 
 
 class PendingDiagnostic(BaseModel):

@@ -23,7 +23,7 @@ from bench.effect.corpus import PROGRAM, load_tasks
 from rune_lsp.answers.calls.prompts import protocol_prompt
 from rune_lsp.answers.table import system_text
 from rune_lsp.loop.fallback import render_for_text_protocol
-from rune_lsp.loop.state import Message, ToolSpec
+from rune_lsp.loop.messages import Message, ToolSpec
 from rune_lsp.loop.task import FixTask
 from rune_lsp.tools.catalog import TOOLS
 from tests.live.workspace import APP_INSTRUCTION, APP_PY

@@ -34,7 +34,7 @@ from rune_lsp.answers.calls.prompts import protocol_prompt
 from rune_lsp.answers.calls.text import parse_text_turn
 from rune_lsp.answers.table import system_text
 from rune_lsp.loop.fallback import render_for_text_protocol
-from rune_lsp.loop.state import Message, ToolCall, ToolSpec
+from rune_lsp.loop.messages import Message, ToolCall, ToolSpec
 from rune_lsp.providers.openai_wire import chat_body
 from rune_lsp.tools.catalog import TOOLS
 from tests.live import coder_cases

@@ -10,8 +10,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from rune_lsp.loop.messages import Message, ModelTurn, Usage
 from rune_lsp.loop.normalize import IdAllocator, normalize_calls
-from rune_lsp.loop.state import Message, ModelTurn, Usage
 from rune_lsp.providers import make_model
 from rune_lsp.providers.openai import OpenAIModel
 from rune_lsp.providers.transport import HttpProvider

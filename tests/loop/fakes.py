@@ -9,19 +9,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from rune_lsp.loop.messages import Message, ModelCapabilities, ModelTurn, RawToolCall, ToolSpec
 from rune_lsp.loop.state import (
     Approve,
-    Message,
-    ModelCapabilities,
-    ModelTurn,
     PreparedChange,
     PreparedCommand,
     PreparedEdit,
-    RawToolCall,
     Reject,
     RunState,
     ToolOutcome,
-    ToolSpec,
 )
 
 # --- tools ----------------------------------------------------------------------------------

@@ -8,14 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from rune_lsp.loop import AgentLoop, LoopConfig
-from rune_lsp.loop.state import (
-    CheckReport,
-    Finished,
-    ModelTurn,
-    Paused,
-    RunState,
-    TurnCut,
-)
+from rune_lsp.loop.messages import ModelTurn, TurnCut
+from rune_lsp.loop.state import CheckReport, Finished, Paused, RunState
 from rune_lsp.loop.task import FixTask
 
 from .fakes import ChatCall, FakeExecutor, ScriptedModel, approve_all, edit, read, turn

@@ -13,11 +13,11 @@ from rune_lsp.loop import (
     ResumeError,
 )
 from rune_lsp.loop.events import PendingApproval, RunEvent
+from rune_lsp.loop.messages import Message
 from rune_lsp.loop.state import (
     Approve,
     Finished,
     Landed,
-    Message,
     Paused,
     PreparedCommand,
     PreparedEdit,

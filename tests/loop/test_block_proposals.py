@@ -6,17 +6,9 @@ import pytest
 
 from rune_lsp.answers.code_prompts import BLOCK_ASK, CODE_CUT_ADVICE
 from rune_lsp.loop import AgentLoop, LoopConfig, LoopConfigError
+from rune_lsp.loop.messages import ModelTurn, TurnCut
 from rune_lsp.loop.proposals import MAX_BLOCK_NOTES
-from rune_lsp.loop.state import (
-    Finished,
-    Landed,
-    ModelTurn,
-    Paused,
-    PreparedEdit,
-    RunOutcome,
-    RunState,
-    TurnCut,
-)
+from rune_lsp.loop.state import Finished, Landed, Paused, PreparedEdit, RunOutcome, RunState
 
 from .fakes import (
     FakeExecutor,

@@ -9,15 +9,8 @@ from dataclasses import dataclass, field
 from rune_lsp.loop import AgentLoop, LoopConfig
 from rune_lsp.loop.candidates import candidate_temperature
 from rune_lsp.loop.events import CheckStarted, RunEvent
-from rune_lsp.loop.state import (
-    CandidateStats,
-    CheckReport,
-    EditRecord,
-    Finished,
-    Paused,
-    PreparedChange,
-    PreparedEdit,
-)
+from rune_lsp.loop.records import CandidateStats, EditRecord
+from rune_lsp.loop.state import CheckReport, Finished, Paused, PreparedChange, PreparedEdit
 
 from .fakes import FakeExecutor, Hang, ScriptedModel, answer, approve_all, edit, read, turn
 

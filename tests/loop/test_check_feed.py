@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 from rune_lsp.loop import AgentLoop, LoopConfig
 from rune_lsp.loop.events import CheckStarted, RunEvent
-from rune_lsp.loop.state import CheckReport, EditRecord, Finished, Paused
+from rune_lsp.loop.records import EditRecord
+from rune_lsp.loop.state import CheckReport, Finished, Paused
 
 from .fakes import (
     FakeExecutor,

@@ -16,7 +16,8 @@ from rune_lsp.loop.context_budget import (
     history_budget,
     history_tokens,
 )
-from rune_lsp.loop.state import Finished, Message, ToolCall, ToolOutcome
+from rune_lsp.loop.messages import Message, ToolCall
+from rune_lsp.loop.state import Finished, ToolOutcome
 
 from .fakes import FakeExecutor, ScriptedModel, answer, read, turn
 

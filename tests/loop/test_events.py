@@ -12,7 +12,8 @@ from rune_lsp.loop.events import (
     ToolRequested,
     ToolResulted,
 )
-from rune_lsp.loop.state import Finished, describe_call
+from rune_lsp.loop.messages import describe_call
+from rune_lsp.loop.state import Finished
 
 from .fakes import FakeExecutor, ScriptedModel, answer, edit, read, turn
 

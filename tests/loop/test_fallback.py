@@ -10,7 +10,8 @@ from rune_lsp.answers.calls.text import parse_text_turn
 from rune_lsp.answers.table import GUIDANCE_TAIL
 from rune_lsp.loop import AgentLoop, LoopConfig, ModelError, ToolsUnsupportedError
 from rune_lsp.loop.fallback import render_for_text_protocol
-from rune_lsp.loop.state import Finished, Message, ModelTurn, ToolCall
+from rune_lsp.loop.messages import Message, ModelTurn, ToolCall
+from rune_lsp.loop.state import Finished
 
 from .fakes import DEFAULT_TOOLS, FakeExecutor, ScriptedModel, answer, read, turn
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from rune_lsp.loop import AgentLoop, LoopConfig
-from rune_lsp.loop.state import Finished, Message
+from rune_lsp.loop.messages import Message
+from rune_lsp.loop.state import Finished
 
 from .fakes import FakeExecutor, ScriptedModel, answer
 

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from rune_lsp.loop import AgentLoop, LoopConfig
+from rune_lsp.loop.messages import Message
 from rune_lsp.loop.normalize import IdAllocator, normalize_call, normalize_calls
 from rune_lsp.loop.ports import ToolDefinition
-from rune_lsp.loop.state import Finished, Message, ToolOutcome
+from rune_lsp.loop.state import Finished, ToolOutcome
 
 from .fakes import (
     DEFAULT_TOOLS,

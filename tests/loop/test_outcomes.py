@@ -8,15 +8,8 @@ from __future__ import annotations
 import asyncio
 
 from rune_lsp.loop import AgentLoop, LoopConfig, ModelError
-from rune_lsp.loop.state import (
-    Approve,
-    Finished,
-    Landed,
-    ModelTurn,
-    Paused,
-    PreparedChange,
-    ToolOutcome,
-)
+from rune_lsp.loop.messages import ModelTurn
+from rune_lsp.loop.state import Approve, Finished, Landed, Paused, PreparedChange, ToolOutcome
 
 from .fakes import (
     FakeExecutor,

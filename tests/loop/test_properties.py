@@ -17,15 +17,14 @@ from pydantic import BaseModel
 
 from rune_lsp.loop import AgentLoop, LoopConfig, ModelError, ToolsUnsupportedError
 from rune_lsp.loop.events import ModelTurnStarted, RunEvent
+from rune_lsp.loop.messages import ModelTurn, RawToolCall
+from rune_lsp.loop.records import Outcome
 from rune_lsp.loop.state import (
     Approve,
     Decision,
     Finished,
     Landed,
-    ModelTurn,
-    Outcome,
     Paused,
-    RawToolCall,
     Reject,
     RunState,
     ToolOutcome,

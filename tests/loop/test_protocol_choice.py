@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from rune_lsp.loop import AgentLoop, LoopConfig
-from rune_lsp.loop.state import Finished, ModelTurn, Paused
+from rune_lsp.loop.messages import ModelTurn
+from rune_lsp.loop.state import Finished, Paused
 from rune_lsp.loop.task import FixTask
 
 from .fakes import FakeExecutor, ScriptedModel, answer, edit, read, turn

@@ -11,8 +11,9 @@ from pydantic import BaseModel
 
 from rune_lsp.loop import AgentLoop, LoopConfig
 from rune_lsp.loop.guards import record_repeat, repeat_blocked
+from rune_lsp.loop.messages import Message
 from rune_lsp.loop.prompts import FINAL_SYNTHESIS_INSTRUCTION
-from rune_lsp.loop.state import Finished, Message, ToolOutcome
+from rune_lsp.loop.state import Finished, ToolOutcome
 
 from .fakes import FakeExecutor, ScriptedModel, answer, assert_paired, read, turn
 

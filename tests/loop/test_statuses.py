@@ -7,7 +7,8 @@ from typing import get_args
 import pytest
 
 from rune_lsp.loop.decisions import final_record, landed_outcome, pending_record
-from rune_lsp.loop.state import EditRecord, Landed, PreparedEdit, ToolOutcome
+from rune_lsp.loop.records import EditRecord
+from rune_lsp.loop.state import Landed, PreparedEdit, ToolOutcome
 from rune_lsp.loop.statuses import (
     EDIT_STATUSES,
     LANDED,

@@ -10,8 +10,9 @@ from rune_lsp.loop.context_budget import (
     history_budget,
     history_tokens,
 )
+from rune_lsp.loop.messages import Message, ToolCall
 from rune_lsp.loop.normalize import MAX_CALLS_PER_TURN, canonical_json, over_cap_note
-from rune_lsp.loop.state import Finished, Message, Paused, Reject, ToolCall
+from rune_lsp.loop.state import Finished, Paused, Reject
 
 from .fakes import FakeExecutor, ScriptedModel, answer, assert_paired, edit, read, turn
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from rune_lsp.loop import AgentLoop, LoopConfig
-from rune_lsp.loop.state import Finished, ModelTurn, Paused, TurnCut
+from rune_lsp.loop.messages import ModelTurn, TurnCut
+from rune_lsp.loop.state import Finished, Paused
 from rune_lsp.loop.turn_cuts import KEPT_CUT_TEXT, cut_notice
 
 from .fakes import FakeExecutor, ScriptedModel, answer, approve_all, assert_paired, edit, read

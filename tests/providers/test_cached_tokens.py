@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rune_lsp.loop.state import Usage
+from rune_lsp.loop.messages import Usage
 from rune_lsp.providers import ollama_wire, openai_wire
 
 FIXTURES = Path(__file__).parent / "fixtures"

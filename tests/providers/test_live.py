@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from rune_lsp.loop.state import Message, ModelTurn, ToolSpec
+from rune_lsp.loop.messages import Message, ModelTurn, ToolSpec
 from rune_lsp.providers import make_model
 from rune_lsp.providers.openai import OpenAIModel
 from rune_lsp.providers.transport import HttpProvider

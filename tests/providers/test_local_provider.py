@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from rune_lsp.localmodel.processes import alive
-from rune_lsp.loop.state import Message
+from rune_lsp.loop.messages import Message
 from rune_lsp.providers import make_model
 from rune_lsp.providers.local import LocalHooks, LocalModel, LocalModelUnavailable
 from rune_lsp.settings import Settings

@@ -6,8 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from rune_lsp.loop.ports import ToolsUnsupportedError
-from rune_lsp.loop.state import (
+from rune_lsp.loop.messages import (
     Message,
     ModelCapabilities,
     RawToolCall,
@@ -15,6 +14,7 @@ from rune_lsp.loop.state import (
     ToolSpec,
     Usage,
 )
+from rune_lsp.loop.ports import ToolsUnsupportedError
 from rune_lsp.providers.transport import HttpProvider
 from tests.doubles.model_double import Call, ModelDouble, ModelInfo, Reply
 

@@ -8,8 +8,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from rune_lsp.loop.ports import ToolsUnsupportedError
-from rune_lsp.loop.state import (
+from rune_lsp.loop.messages import (
     Message,
     ModelCapabilities,
     RawToolCall,
@@ -17,6 +16,7 @@ from rune_lsp.loop.state import (
     ToolSpec,
     Usage,
 )
+from rune_lsp.loop.ports import ToolsUnsupportedError
 from rune_lsp.providers.errors import ProviderHTTPError
 from rune_lsp.providers.openai import OpenAIModel
 from rune_lsp.providers.transport import HttpProvider

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from rune_lsp.loop.state import Message
+from rune_lsp.loop.messages import Message
 from rune_lsp.providers.transport import HttpProvider
 from tests.doubles.model_double import Hang, ModelDouble, Reply, Scripted
 

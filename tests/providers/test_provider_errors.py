@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from rune_lsp.loop.messages import Message, ToolSpec
 from rune_lsp.loop.ports import ModelError, ToolsUnsupportedError
-from rune_lsp.loop.state import Message, ToolSpec
 from rune_lsp.providers.errors import (
     AnswerFailedError,
     InvalidResponseError,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from rune_lsp.loop.state import Message
+from rune_lsp.loop.messages import Message
 from rune_lsp.providers import make_model
 from rune_lsp.providers.ollama import OllamaModel
 from rune_lsp.providers.openai import OpenAIModel

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from rune_lsp.loop.state import Message, ModelCapabilities, ModelTurn, RawToolCall, Usage
+from rune_lsp.loop.messages import Message, ModelCapabilities, ModelTurn, RawToolCall, Usage
 from rune_lsp.providers import make_model, ollama_wire, openai_wire
 from rune_lsp.settings import ProviderName, Settings
 

@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from rune_lsp.loop.state import Message, RawToolCall
+from rune_lsp.loop.messages import Message, RawToolCall
 from rune_lsp.providers import ollama_wire, openai_wire
 from rune_lsp.providers.endpoint import Endpoint
 from rune_lsp.providers.error_reply import _retry_after, refuses_tools, server_message

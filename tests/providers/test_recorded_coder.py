@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from rune_lsp.loop.state import Message, ModelTurn, Usage
+from rune_lsp.loop.messages import Message, ModelTurn, Usage
 from rune_lsp.providers.openai import OpenAIModel
 from rune_lsp.settings import Settings
 from rune_lsp.tools.catalog import TOOLS

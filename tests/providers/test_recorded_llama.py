@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rune_lsp.answers.calls.text import parse_text_turn
+from rune_lsp.loop.messages import Message, ModelTurn, Usage
 from rune_lsp.loop.normalize import IdAllocator, normalize_calls
 from rune_lsp.loop.ports import ModelError
-from rune_lsp.loop.state import Message, ModelTurn, Usage
 from rune_lsp.providers.error_reply import server_message
 from rune_lsp.providers.openai import OpenAIModel
 from rune_lsp.settings import Settings

@@ -14,7 +14,8 @@ import httpx
 import pytest
 
 from rune_lsp.loop import AgentLoop, LoopConfig
-from rune_lsp.loop.state import Finished, Message, TurnCut
+from rune_lsp.loop.messages import Message, TurnCut
+from rune_lsp.loop.state import Finished
 from rune_lsp.providers.errors import AnswerTooLargeError
 from rune_lsp.providers.line_reader import LineReader
 from rune_lsp.providers.sse import SseDecoder

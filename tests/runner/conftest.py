@@ -10,7 +10,8 @@ import pytest
 
 from rune_lsp.loop.runtime import AgentLoop, LoopConfig
 from rune_lsp.loop.state import Approve, Decision, PreparedChange, Reject, RunState
-from rune_lsp.runner.driver import RunDriver, RunMeta, StopReason
+from rune_lsp.runner.driver import RunDriver, StopReason
+from rune_lsp.runner.run_meta import RunMeta
 from rune_lsp.runner.verify import ShellVerifier
 from rune_lsp.store.pending import PendingStore
 from rune_lsp.store.receipts import ReceiptStore

@@ -6,7 +6,8 @@ import asyncio
 import contextlib
 import json
 
-from rune_lsp.loop.state import Approve, Decision, PreparedChange, RunResult, RunState
+from rune_lsp.loop.records import RunResult
+from rune_lsp.loop.state import Approve, Decision, PreparedChange, RunState
 from rune_lsp.runner.driver import RunDriver, StopReason
 from tests.loop.fakes import Hang, ScriptedModel, answer, call, edit, turn
 from tests.runner.conftest import RecordingReviewer, Rig, reject_all

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rune_lsp.loop.state import EditRecord, Outcome, RunResult
+from rune_lsp.loop.records import EditRecord, Outcome, RunResult
 from rune_lsp.loop.statuses import UNDONE, WITHDRAWN, EditStatus
 from rune_lsp.runner.summary import outcome_words, run_summary
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rune_lsp.loop.state import RunResult
+from rune_lsp.loop.records import RunResult
 from rune_lsp.runner.verify import CheckOutcome, ShellVerifier, annotate_answer, verified_from
 from rune_lsp.store.receipt import CheckRecord
 from tests.loop.fakes import ScriptedModel, answer, edit, turn

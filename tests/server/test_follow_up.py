@@ -3,7 +3,7 @@ on the earlier run's conversation, with the instruction as the user's next messa
 
 from __future__ import annotations
 
-from rune_lsp.loop.state import Message
+from rune_lsp.loop.messages import Message
 from rune_lsp.store.transcripts import TranscriptStore
 from tests.loop.fakes import answer
 from tests.server.conftest import Launch

@@ -17,7 +17,9 @@ from rune_lsp.loop.events import (
     ToolRequested,
     ToolResulted,
 )
-from rune_lsp.loop.state import PreparedCommand, PreparedEdit, RunResult, ToolCall, ToolOutcome
+from rune_lsp.loop.messages import ToolCall
+from rune_lsp.loop.records import RunResult
+from rune_lsp.loop.state import PreparedCommand, PreparedEdit, ToolOutcome
 from rune_lsp.server.progress import RunProgress, progress_message
 
 STEP = {"run_id": "r1", "iterations_used": 3, "iteration_budget": 8}

@@ -5,18 +5,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from rune_lsp.loop.state import (
+from rune_lsp.loop.messages import Message, Usage
+from rune_lsp.loop.records import (
     CallRecord,
     EditRecord,
-    Message,
     Outcome,
-    PreparedEdit,
     RunResult,
-    RunState,
     ToolCallSummary,
     TurnRecord,
-    Usage,
 )
+from rune_lsp.loop.state import PreparedEdit, RunState
 from rune_lsp.store.pending import PendingRun
 from rune_lsp.store.receipt import CheckRecord, Receipt
 from rune_lsp.store.receipt_builder import build_receipt

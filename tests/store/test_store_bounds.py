@@ -5,7 +5,8 @@ from pathlib import Path
 
 from store_samples import STARTED, plain_receipt, run_result, run_state
 
-from rune_lsp.loop.state import CallRecord, EditRecord, TurnRecord, Usage
+from rune_lsp.loop.messages import Usage
+from rune_lsp.loop.records import CallRecord, EditRecord, TurnRecord
 from rune_lsp.store.bounds import MIN_KEPT, Slot, fit_budget
 from rune_lsp.store.receipt import CheckRecord as Check
 from rune_lsp.store.receipt import Receipt

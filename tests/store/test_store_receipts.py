@@ -11,7 +11,7 @@ from typing import get_args
 import pytest
 from store_samples import CHECK, DIFF, STARTED, receipt, run_result, run_state
 
-from rune_lsp.loop.state import Outcome
+from rune_lsp.loop.records import Outcome
 from rune_lsp.store import receipts
 from rune_lsp.store.markdown import render_receipt
 from rune_lsp.store.receipt import Receipt

@@ -4,7 +4,9 @@ from pathlib import Path
 
 from store_samples import API_KEY, CHECK, STARTED, pending_run, run_result, run_state
 
-from rune_lsp.loop.state import CallRecord, Message, ToolCall, ToolOutcome
+from rune_lsp.loop.messages import Message, ToolCall
+from rune_lsp.loop.records import CallRecord
+from rune_lsp.loop.state import ToolOutcome
 from rune_lsp.store.pending import PendingStore
 from rune_lsp.store.receipt import Receipt
 from rune_lsp.store.receipt_builder import build_receipt

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rune_lsp.loop.state import Message
+from rune_lsp.loop.messages import Message
 from rune_lsp.store.transcripts import TranscriptStore
 
 SECRET = "sk-live-0123456789abcdef"

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 
 class Described(Protocol):
-    """A tool as the protocol prompt describes it (loop/state.ToolSpec is one)."""
+    """A tool as the protocol prompt describes it (loop/messages.ToolSpec is one)."""
 
     @property
     def name(self) -> str: ...
