@@ -31,7 +31,7 @@ class Refusal:
     hunks: Sequence[Hunk]
     reason: str | None  # the answer's failureReason, or the error's message
     current: str | None  # the document's text now
-    version_moved: bool  # the document's version is newer than the one the edit named
+    version_moved: bool  # open when the edit went out, the document has a newer version now
     answered: bool = True  # False: an error answer (eglot's no), not `applied: false`
 
 

@@ -74,9 +74,8 @@ REVIEW_WAIT_SECONDS = 600.0
 #: elsewhere (each time the editor refuses it for an older version): bounded, then `stale`.
 PREVIEW_RESENDS = 3
 
-#: The tools' re-check right before a change is sent (`ToolExecutor.recheck`): the change to
-#: send (rebased onto the current text when another edit landed meanwhile) or the refusal
-#: (denied, stale).
+#: The tools' re-check right before a change is sent (`ToolExecutor.recheck`): the change to send
+#: (rebased onto the current text when another edit landed meanwhile) or the refusal.
 Recheck = Callable[[PreparedChange], Awaitable[PreparedChange | ToolOutcome]]
 #: What the text after an applyEdit means for the edit (mode B names its hunks' fates).
 Judge = Callable[[Reconciliation], Landed]
@@ -289,7 +288,8 @@ class LspReviewer:
     ) -> Landed | MovedOn:
         path = Path(change.path)
         current = self._current_text(path)
-        moved = self.documents.version(path) != sent_version
+        # Only an open document's version moves: VS Code opening one for its preview is no typing.
+        moved = sent_version is not None and self.documents.version(path) != sent_version
         return not_applied(Refusal(change, hunks, reason, current, moved, answered))
 
     def _current_text(self, path: Path) -> str | None:

@@ -118,6 +118,25 @@ async def test_mode_a_refused_after_typing_that_was_undone_is_sent_again(launch:
     assert len(editor.model.calls) == 2  # no turn spent on the refusal
 
 
+async def test_mode_a_discarded_preview_of_a_file_it_opened_is_the_users_no(
+    launch: Launch,
+) -> None:
+    """The file was not open: VS Code opens it for its preview (a didOpen, version 1), then the
+    user discards the preview. Opening is no typing: a rejection, not a second preview."""
+    editor = await launch(FIX, answer("Understood."), kind="vscode")
+    editor.applies.append(Apply(accept=False, hold=True))
+
+    _, answer_ = editor.fix()
+    await until(lambda: editor.held, "the applyEdit")
+    editor.open()
+    editor.release()
+    result = await finished(answer_)
+
+    assert statuses(result) == [("edit_file", "rejected")]
+    assert len(editor.requests(types.WORKSPACE_APPLY_EDIT)) == 1
+    assert "the user rejected the edit" in told(editor)
+
+
 async def test_mode_a_refused_while_the_user_keeps_typing_is_stale_after_the_resends(
     launch: Launch,
 ) -> None:
