@@ -32,7 +32,7 @@ from rune_lsp.loop.state import (
     RunState,
     ToolOutcome,
 )
-from rune_lsp.loop.statuses import LandedStatus, recheck_verdict
+from rune_lsp.loop.statuses import LandedStatus
 from rune_lsp.review import (
     Hunk,
     Reconciliation,
@@ -44,13 +44,20 @@ from rune_lsp.review import (
     reconcile,
 )
 from rune_lsp.review.hunk_review import HunkReview
-from rune_lsp.review.reconcile import typed_over_verdict
 from rune_lsp.server.app import RuneServer
 from rune_lsp.server.approval import ask_to_run
 from rune_lsp.server.desk import OpenReview, ReviewDesk
 from rune_lsp.server.documents import LspDocuments, TextLog
 from rune_lsp.server.late import DeadProposal
 from rune_lsp.server.protocol import UnusableAnswerError
+from rune_lsp.server.refusals import (
+    MovedOn,
+    Refusal,
+    as_landed,
+    moved_on,
+    not_applied,
+    refused,
+)
 from rune_lsp.server.undo import Undos, landing_of
 from rune_lsp.text_clip import first_line
 from rune_lsp.tools.errors import DocumentError
@@ -67,9 +74,8 @@ REVIEW_WAIT_SECONDS = 600.0
 #: elsewhere (each time the editor refuses it for an older version): bounded, then `stale`.
 PREVIEW_RESENDS = 3
 
-#: The tools' re-check right before a change is sent (`ToolExecutor.recheck`): the change to
-#: send (rebased onto the current text when another edit landed meanwhile) or the refusal
-#: (denied, stale).
+#: The tools' re-check right before a change is sent (`ToolExecutor.recheck`): the change to send
+#: (rebased onto the current text when another edit landed meanwhile) or the refusal.
 Recheck = Callable[[PreparedChange], Awaitable[PreparedChange | ToolOutcome]]
 #: What the text after an applyEdit means for the edit (mode B names its hunks' fates).
 Judge = Callable[[Reconciliation], Landed]
@@ -121,7 +127,7 @@ class LspReviewer:
             for _ in range(PREVIEW_RESENDS):
                 sent = await self.recheck(change)
                 if not isinstance(sent, PreparedEdit):
-                    return _refused(sent)
+                    return refused(sent)
                 path = Path(sent.path)
                 hunks = compute_hunks(sent.old_text or "", sent.new_text)
                 label = edit_label(sent, self.display_path(sent.path))
@@ -138,7 +144,7 @@ class LspReviewer:
                 if isinstance(landed, Landed):
                     return landed
                 log.info("preview of %s refused after typing elsewhere: sent again", path)
-            return _moved_on()
+            return moved_on()
 
     # --- both modes -----------------------------------------------------------------------------
 
@@ -160,7 +166,7 @@ class LspReviewer:
         `applied: true` stands. A refusal caused only by typing elsewhere is `MovedOn`
         (mode A sends the edit again; mode B reports it stale).
         """
-        judge = judge or _as_landed
+        judge = judge or as_landed
         path = Path(change.path)
         changed = self.documents.expect_change(path)
         wait = self.desk.answer_wait
@@ -173,6 +179,7 @@ class LspReviewer:
                 on_dead(dead, answer)
 
         sent_text = self._current_text(path)
+        sent_version = self.documents.version(path)  # the version `edit` names (built just now)
         watching = self.undos.sending(path) if self.undos is not None else nullcontext(None)
         with self.documents.recording(path) as typed, watching as landed_on:
             try:
@@ -189,11 +196,10 @@ class LspReviewer:
             except UnusableAnswerError as exc:  # logged where it was read
                 return await self._unclear(change, hunks, changed, f"the editor's {exc}", judge)
             except JsonRpcException as exc:  # eglot answers a "no" with an error
-                return self._not_applied(
-                    change, hunks, str(exc) or "the editor refused the edit", answered=False
-                )
+                reason = str(exc) or "the editor refused the edit"
+                return self._not_applied(change, hunks, reason, sent_version, answered=False)
             if not response.applied:
-                return self._not_applied(change, hunks, response.failure_reason)
+                return self._not_applied(change, hunks, response.failure_reason, sent_version)
             if confirmable:
                 verdict = judge(await self._what_landed(change, hunks, typed))
             else:
@@ -276,35 +282,15 @@ class LspReviewer:
         change: PreparedEdit,
         hunks: Sequence[Hunk],
         reason: str | None,
+        sent_version: int | None,
         *,
         answered: bool = True,
     ) -> Landed | MovedOn:
-        """`applied: false` is the user's no, unless the document moved on meanwhile.
-
-        Typing that came near a hunk makes the edit `stale` whatever the answer says (the VS
-        Code extension's inline review answers "the user rejected it" when the user typed
-        inside the only hunk; mode B calls the same typing stale: review/hunk_review.py).
-        Typing elsewhere: editors refuse an edit for an older version (VS Code answers false
-        without a reason), which is `MovedOn`, to send again; a no answered with a reason is
-        the user's, though they typed elsewhere meanwhile (the inline review always gives one).
-        """
-        current = self._current_text(Path(change.path))
-        if current != change.old_text:
-            typed_over = typed_over_verdict(change, hunks, current)
-            if typed_over is not None:
-                said = f" The user said: {reason}" if answered and reason else ""
-                return _as_landed(typed_over).model_copy(
-                    update={"detail": typed_over.detail + said}
-                )
-            if not (answered and reason):
-                return MovedOn()
-        if reason:
-            return Landed(
-                status="rejected",
-                detail=f"the editor did not apply the edit: {reason}",
-                reason=reason,
-            )
-        return Landed(status="rejected", detail="the user rejected the edit")
+        path = Path(change.path)
+        current = self._current_text(path)
+        # Only an open document's version moves: VS Code opening one for its preview is no typing.
+        moved = sent_version is not None and self.documents.version(path) != sent_version
+        return not_applied(Refusal(change, hunks, reason, current, moved, answered))
 
     def _current_text(self, path: Path) -> str | None:
         try:
@@ -381,7 +367,7 @@ class LspReviewer:
             )
             sent = await self.recheck(proposal)
             if not isinstance(sent, PreparedEdit):
-                return _refused(sent)
+                return refused(sent)
             if sent is not proposal:  # the disk moved under a file that is not open
                 state = state.follow(sent.old_text)
                 if not state.chosen():
@@ -400,44 +386,15 @@ class LspReviewer:
 
             def judge(outcome: Reconciliation) -> Landed:
                 if outcome.status != "applied":  # the editor did something else
-                    return _as_landed(outcome)
-                return _as_landed(state.verdict(landed=True))
+                    return as_landed(outcome)
+                return as_landed(state.verdict(landed=True))
 
             landed = await self._send(proposal, hunks, edit, label, confirmable=False, judge=judge)
-            return landed if isinstance(landed, Landed) else _moved_on()
-
-
-@dataclass(frozen=True, slots=True)
-class MovedOn:
-    """The editor refused an edit only because the document changed elsewhere meanwhile: it
-    still fits the new text once rebased (tools/rebase.py), so it is sent again."""
-
-
-def _moved_on() -> Landed:
-    return Landed(
-        status="stale",
-        detail="stale: the document changed after the edit was proposed, so the editor "
-        "did not apply it. Read the file again before proposing a new edit.",
-    )
-
-
-def _refused(refusal: PreparedChange | ToolOutcome) -> Landed:
-    if not isinstance(refusal, ToolOutcome):  # an edit rechecked as a command: never sent
-        return Landed(status="denied", detail="the change is not a file edit")
-    return Landed(status=recheck_verdict(refusal.call_status), detail=refusal.content)
+            return landed if isinstance(landed, Landed) else moved_on()
 
 
 def _nothing_landed(state: HunkReview) -> Landed:
-    return _as_landed(state.verdict(landed=False))
-
-
-def _as_landed(outcome: Reconciliation) -> Landed:
-    return Landed(
-        status=outcome.status,
-        detail=outcome.detail,
-        reason=outcome.reason(),
-        hunks=outcome.hunk_records(),
-    )
+    return as_landed(state.verdict(landed=False))
 
 
 __all__ = ["CHANGE_GRACE_SECONDS", "REVIEW_WAIT_SECONDS", "LspReviewer"]

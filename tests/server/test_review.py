@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from lsprotocol import types
 
 from rune_lsp.interface import ACCEPT_EDIT, REJECT_EDIT, SHOW_DIFF
+from rune_lsp.server.review import PREVIEW_RESENDS
 from tests.loop.fakes import answer, call, edit, turn
 from tests.server.conftest import Launch
 from tests.server.editor import APP_PY, Apply, finished, told, until
@@ -92,6 +95,66 @@ async def test_mode_a_refused_after_typing_elsewhere_is_sent_again_rebased(
     assert len(editor.requests(types.WORKSPACE_APPLY_EDIT)) == 2
     assert editor.buffers[editor.uri()].text == FIXED.replace("def mul", "def times")
     assert len(editor.model.calls) == 2  # the proposal and the answer: no turn on the refusal
+
+
+async def test_mode_a_refused_after_typing_that_was_undone_is_sent_again(launch: Launch) -> None:
+    """The user typed and undid it while the preview was open: the text is the one the edit
+    was built on, the version newer, and VS Code refuses the edit for the older version (no
+    reason). That is no "no" from the user: the proposal comes back for the new version."""
+    editor = await launch(FIX, answer("Fixed."), kind="vscode")
+    editor.open()
+    editor.applies.append(Apply(accept=False, type_first=("def mul", "def mul")))
+
+    result = await finished(editor.fix()[1])
+
+    assert statuses(result) == [("edit_file", "applied")]
+    first, second = editor.requests(types.WORKSPACE_APPLY_EDIT)
+    versions = [
+        r["params"]["edit"]["documentChanges"][0]["textDocument"]["version"]
+        for r in (first, second)
+    ]
+    assert versions[1] == versions[0] + 1
+    assert editor.buffers[editor.uri()].text == FIXED
+    assert len(editor.model.calls) == 2  # no turn spent on the refusal
+
+
+async def test_mode_a_discarded_preview_of_a_file_it_opened_is_the_users_no(
+    launch: Launch,
+) -> None:
+    """The file was not open: VS Code opens it for its preview (a didOpen, version 1), then the
+    user discards the preview. Opening is no typing: a rejection, not a second preview."""
+    editor = await launch(FIX, answer("Understood."), kind="vscode")
+    editor.applies.append(Apply(accept=False, hold=True))
+
+    _, answer_ = editor.fix()
+    await until(lambda: editor.held, "the applyEdit")
+    editor.open()
+    editor.release()
+    result = await finished(answer_)
+
+    assert statuses(result) == [("edit_file", "rejected")]
+    assert len(editor.requests(types.WORKSPACE_APPLY_EDIT)) == 1
+    assert "the user rejected the edit" in told(editor)
+
+
+async def test_mode_a_refused_while_the_user_keeps_typing_is_stale_after_the_resends(
+    launch: Launch,
+) -> None:
+    """Each preview is refused because the user typed elsewhere again: the proposal is sent
+    PREVIEW_RESENDS times in all, then the edit is `stale` (never the user's `rejected`)."""
+    editor = await launch(FIX, answer("I will read it again."), kind="vscode")
+    editor.open()
+    names = [f"def mul{'_' * i}" for i in range(PREVIEW_RESENDS + 1)]
+    editor.applies.extend(
+        Apply(accept=False, type_first=(old, new)) for old, new in itertools.pairwise(names)
+    )
+
+    result = await finished(editor.fix()[1])
+
+    assert statuses(result) == [("edit_file", "stale")]
+    assert len(editor.requests(types.WORKSPACE_APPLY_EDIT)) == PREVIEW_RESENDS
+    assert "stale: the document changed after the edit was proposed" in told(editor)
+    assert editor.buffers[editor.uri()].text == APP_PY.replace("def mul", names[-1])
 
 
 async def test_mode_a_refused_after_typing_over_the_hunk_is_stale(launch: Launch) -> None:

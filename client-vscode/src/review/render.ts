@@ -2,16 +2,20 @@
  * How an inline review looks: the lines a hunk removes marked red in the document (they are
  * real lines, so they keep their syntax colours), and under them the proposed lines as real
  * lines in a comment-thread zone (`vscode.comments`, as the GitHub Pull Requests extension shows
- * a diff inline): whole lines, indentation kept, syntax-coloured in the document's language,
+ * a diff inline): whole lines on the theme's inserted-line green (review/proposed.ts),
+ * indentation kept, syntax-coloured in the document's language,
  * between the lines around the hunk, without a character of them written into the document
  * before the user accepts. Above each hunk, CodeLenses; in each zone's title, Accept / Reject.
  */
 
 import * as vscode from "vscode";
 import { type Hunk, isDecided } from "../hunks";
+import { fenced, proposedBlock } from "./proposed";
 import { ReviewSession } from "./session";
 
 export const COMMENT_CONTROLLER_ID = "rune.review";
+/** When the lenses are asked for again after a review is drawn (see `show`). */
+const LENS_REFRESH_MS = [500, 2_000, 5_000];
 
 /** The commands a lens or a zone's title button runs with the hunk's index (review/commands.ts). */
 export interface LensCommands {
@@ -64,12 +68,15 @@ export class ReviewRenderer implements vscode.CodeLensProvider, vscode.Disposabl
     this.shown = { document, session, perLine };
     const ms = this.render();
     // Asked again once the editor settled: in code-server a change event that arrives while
-    // the editor's first lens request is in flight was seen to leave the lenses out.
-    setTimeout(() => {
-      if (this.shown?.session === session) {
-        this.lensesChanged.fire();
-      }
-    }, 500);
+    // the editor's first lens request is in flight was seen to leave the lenses out, and on a
+    // loaded machine (51 zones to lay out) the editor settles later than half a second.
+    for (const delay of LENS_REFRESH_MS) {
+      setTimeout(() => {
+        if (this.shown?.session === session) {
+          this.lensesChanged.fire();
+        }
+      }, delay);
+    }
     return ms;
   }
 
@@ -255,20 +262,11 @@ function contextOf(hunk: Hunk, perLine: boolean): string {
   return perLine && hunk.oldLines.length + hunk.newLines.length > 1 ? "rune.hunk.pending.lines" : "rune.hunk.pending";
 }
 
-/** The proposed lines as a fenced code block in the document's language, whole and unchanged. */
-export function proposedMarkdown(hunk: Hunk, languageId: string): vscode.MarkdownString {
-  const text = hunk.newLines.map((line) => line.replace(/\r?\n$/u, "")).join("\n");
-  if (hunk.newLines.length === 0) {
-    return new vscode.MarkdownString("*The red lines above are removed; nothing replaces them.*");
-  }
-  return new vscode.MarkdownString(fenced(text, languageId));
-}
-
-/** A code fence longer than any run of backticks in the text, so no line can close it. */
-export function fenced(text: string, languageId: string): string {
-  const longest = Math.max(0, ...[...text.matchAll(/`+/gu)].map((m) => m[0].length));
-  const fence = "`".repeat(Math.max(3, longest + 1));
-  return `${fence}${languageId}\n${text}\n${fence}`;
+/** The proposed lines as an added block (review/proposed.ts), HTML allowed only for its green span. */
+function proposedMarkdown(hunk: Hunk, languageId: string): vscode.MarkdownString {
+  const markdown = new vscode.MarkdownString(proposedBlock(hunk.newLines, languageId));
+  markdown.supportHtml = hunk.newLines.length > 0;
+  return markdown;
 }
 
 function hoverFor(hunk: Hunk, index: number, total: number): vscode.MarkdownString {

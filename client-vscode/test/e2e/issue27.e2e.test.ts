@@ -3,7 +3,8 @@
  * real lines (a 2,000-line file with 51 hunks, a multi-line insertion, light and dark theme),
  * keys that act only on what the user sees (a key in another editor changes nothing, no wrap to
  * an off-screen hunk), a follow-up turn from the Rune view's reply box, a
- * command allowed for the workspace, and the Refactor Preview starting with its hunks ticked.
+ * command allowed for the workspace, the Refactor Preview starting with its hunks ticked, and the
+ * model's text streaming into the Rune view (`rune/modelText`) before the run's result is in.
  */
 
 import assert from "node:assert/strict";
@@ -32,6 +33,8 @@ const SMALL = "def small():\n    return 1\n";
 const COMMAND = "printf 'allowed\t%s\\n' hello-from-rune; echo " + "and-the-whole-output ".repeat(20);
 const FIRST_ANSWER = "small() is called from tests only, as far as this file shows.";
 const FOLLOW_UP_ANSWER = "Yes: small() is only called from tests.";
+/** Streamed a word every 0.3 s by the model double: 12 s of text arriving in pieces. */
+const STREAMED_ANSWER = Array.from({ length: 40 }, (_, i) => `word${i + 1}`).join(" ");
 
 describe("Rune in VS Code: issue 27", () => {
   const harness = new Harness();
@@ -54,6 +57,9 @@ describe("Rune in VS Code: issue 27", () => {
       // 4. an answer, then a follow-up turn of the same conversation
       ...standsTwice(FIRST_ANSWER),
       ...standsTwice(FOLLOW_UP_ANSWER),
+      // 5. an answer streamed slowly in pieces, then (asked once more) at once
+      { text: STREAMED_ANSWER, chunkDelay: 0.3 },
+      { text: STREAMED_ANSWER },
     ]);
     harness.writeFiles({
       "workspace/big.py": BIG_BEFORE,
@@ -85,12 +91,17 @@ describe("Rune in VS Code: issue 27", () => {
     const zone = page.locator(".review-widget", { hasText: "Adds two." });
     await zone.waitFor({ timeout: STEP_TIMEOUT });
     const shownAfter = Date.now() - asked;
+    // ... as added lines: on the theme's inserted-line green (the sanitizer kept the span),
+    // syntax-coloured inside it: the code block is tokenized after it is drawn, into spans of
+    // the editor's token classes (`mtk<n>`), several for a line of Python.
+    const added = zone.locator('span[style*="insertedLineBackground"]', { hasText: "assert x is not None" });
+    await added.waitFor({ timeout: STEP_TIMEOUT });
+    await added.locator('span[class^="mtk"]').nth(2).waitFor({ timeout: STEP_TIMEOUT });
+    // Runs in the page (the test's tsconfig has no DOM types): the span's computed background.
+    const green = String(await added.evaluate("(element) => getComputedStyle(element).backgroundColor"));
+    assert.ok(!/^(transparent|rgba\(0, 0, 0, 0\))$/u.test(green), `the proposed lines have no background: ${green}`);
     await page.waitForTimeout(800);
-    await shoot(page, "inline-review-light.png");
-    await runCommand(page, "Preferences: Toggle between Light/Dark Themes");
-    await page.waitForTimeout(1_000);
-    await shoot(page, "inline-review-dark.png");
-    await runCommand(page, "Preferences: Toggle between Light/Dark Themes");
+    await shootBoth(page, "inline-review-light.png", "inline-review-dark.png");
     writeFileSync(
       path.join(ARTIFACTS, "render-2000-lines.txt"),
       `2,000 lines, 51 hunks: ${drawTimes(harness.root)}; Enter to the first zone on screen: ${shownAfter} ms (the whole run, model double included)\n`,
@@ -101,7 +112,7 @@ describe("Rune in VS Code: issue 27", () => {
     await page.keyboard.press("Control+Alt+y");
     await page.keyboard.press("Control+Alt+Shift+y");
     await page.waitForTimeout(1_000);
-    await shoot(page, "key-in-another-editor.png");
+    await shootBoth(page, "key-in-another-editor.png", "key-in-another-editor-dark.png");
     assert.equal(readFileSync(path.join(harness.workspace, "other.py"), "utf8"), OTHER);
     await page.locator(".tab", { hasText: "big.py" }).click();
     await lens(page, "Accept hunk 1/51").waitFor({ timeout: STEP_TIMEOUT });
@@ -173,7 +184,7 @@ describe("Rune in VS Code: issue 27", () => {
     await view.locator("section.allowed a", { hasText: "Revoke" }).waitFor({ timeout: STEP_TIMEOUT });
     await runCommand(page, "View: Toggle Maximized Panel");
     await page.waitForTimeout(800);
-    await shoot(page, "rune-view-allowed-command.png");
+    await shootBoth(page, "rune-view-allowed-command.png", "rune-view-allowed-command-dark.png");
     await runCommand(page, "View: Toggle Maximized Panel");
   }));
 
@@ -195,7 +206,7 @@ describe("Rune in VS Code: issue 27", () => {
     await followUp.locator(".task", { hasText: "and from anywhere else?" }).waitFor({ timeout: STEP_TIMEOUT });
     await runCommand(page, "View: Toggle Maximized Panel");
     await page.waitForTimeout(800);
-    await shoot(page, "rune-view-follow-up.png");
+    await shootBoth(page, "rune-view-follow-up.png", "rune-view-follow-up-dark.png");
     await runCommand(page, "View: Toggle Maximized Panel");
     // A new run of its own (its own receipt), not the first one amended.
     const second = latestReceipt(harness.stateDir) as unknown as { result: { runId: string; outcome: string; answer: string } };
@@ -203,7 +214,53 @@ describe("Rune in VS Code: issue 27", () => {
     assert.equal(second.result.outcome, "completed");
     assert.equal(second.result.answer, FOLLOW_UP_ANSWER);
   }));
+
+  it("shows the model's text in the Rune view while it streams, before the result is in", recorded("streaming", async (page) => {
+    // The view open first, so the first pieces are not missed while it opens.
+    await runCommand(page, "Rune: Show Runs");
+    await openFile(page, "small.py");
+    await runCommand(page, "Rune: Fix This");
+    await (await instructionBox(page)).fill("explain small()");
+    await page.keyboard.press("Enter");
+    const view = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+    // Only a run without its result shows "The model writes"; its text grows piece by piece.
+    const streamed = view.locator("pre.streamed").first();
+    await streamed.waitFor({ timeout: STEP_TIMEOUT });
+    const early = await streamed.innerText();
+    const later = await grown(page, () => streamed.innerText(), early);
+    await shoot(page, "rune-view-streaming.png");
+    assert.ok(STREAMED_ANSWER.startsWith(early), `not the model's first words: ${JSON.stringify(early)}`);
+    assert.ok(early.length < STREAMED_ANSWER.length, "the whole answer was there at once: nothing streamed");
+    assert.ok(later.startsWith(early), `the streamed text was not appended to: ${early} -> ${later}`);
+    // The result replaces the streamed text with the answer.
+    await page.locator(".notification-toast", { hasText: "Rune completed" }).first().waitFor({ timeout: STEP_TIMEOUT });
+    await view.locator("section.run h2", { hasText: "completed" }).first().waitFor({ timeout: STEP_TIMEOUT });
+    const done = latestReceipt(harness.stateDir) as unknown as { result: { answer: string } };
+    assert.equal(done.result.answer, STREAMED_ANSWER);
+  }));
 });
+
+/** Polls `read` until its text is longer than `than`: the next piece of a stream arrived. */
+async function grown(page: Page, read: () => Promise<string>, than: string): Promise<string> {
+  for (let tries = 0; tries < 100; tries++) {
+    const text = await read();
+    if (text.length > than.length) {
+      return text;
+    }
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`the streamed text stayed ${JSON.stringify(than)} for 10 s`);
+}
+
+/** The same screen in the light theme (the session's), then in the dark one, then light again. */
+async function shootBoth(page: Page, light: string, dark: string): Promise<void> {
+  await shoot(page, light);
+  await runCommand(page, "Preferences: Toggle between Light/Dark Themes");
+  await page.waitForTimeout(1_000);
+  await shoot(page, dark);
+  await runCommand(page, "Preferences: Toggle between Light/Dark Themes");
+  await page.waitForTimeout(600);
+}
 
 /** A screenshot into the artifacts and, as documentation, into docs/. */
 async function shoot(page: Page, name: string): Promise<void> {
