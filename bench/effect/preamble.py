@@ -20,7 +20,7 @@ import httpx
 from rune_lsp.answers.calls.prompts import protocol_prompt
 from rune_lsp.answers.table import system_text
 from rune_lsp.loop.fallback import render_for_text_protocol
-from rune_lsp.loop.state import Message
+from rune_lsp.loop.messages import Message
 from rune_lsp.loop.task import FixTask
 from rune_lsp.providers.openai_wire import wire_message, wire_tool
 from rune_lsp.tools.catalog import TOOLS

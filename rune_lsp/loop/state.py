@@ -14,14 +14,15 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rune_lsp.loop.frozen import Frozen
-
-# `Message`, `describe_call` and `RunResult` are imported from here by server/ and bench/,
-# which this split of the module left alone; everything else imports them from their homes.
-from rune_lsp.loop.messages import Message as Message
-from rune_lsp.loop.messages import ToolCall
-from rune_lsp.loop.messages import describe_call as describe_call
-from rune_lsp.loop.records import CallRecord, CandidateStats, EditRecord, HunkRecord, TurnRecord
-from rune_lsp.loop.records import RunResult as RunResult
+from rune_lsp.loop.messages import Message, ToolCall
+from rune_lsp.loop.records import (
+    CallRecord,
+    CandidateStats,
+    EditRecord,
+    HunkRecord,
+    RunResult,
+    TurnRecord,
+)
 from rune_lsp.loop.statuses import FAILURES, CallStatus, EditStatus, LandedStatus, ToolStatus
 
 #: A candidate change's check in the scratch copy (docs/interface.md#candidate-fixes).

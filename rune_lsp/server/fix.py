@@ -14,7 +14,7 @@ from rune_lsp.interface import CANCEL, FIX_THIS, RESUME
 from rune_lsp.server.app import RuneServer
 
 if TYPE_CHECKING:
-    from rune_lsp.loop.state import RunResult
+    from rune_lsp.loop.records import RunResult
     from rune_lsp.server.services import Services
 
 

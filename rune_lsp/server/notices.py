@@ -10,7 +10,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from rune_lsp.loop.events import RunEvent, ToolResulted
-from rune_lsp.loop.state import describe_call
+from rune_lsp.loop.messages import describe_call
 from rune_lsp.loop.statuses import told_to_user
 from rune_lsp.server.app import RuneServer
 from rune_lsp.text_clip import clip

@@ -19,7 +19,8 @@ from rune_lsp.loop.events import (
     ToolRequested,
     candidate_words,
 )
-from rune_lsp.loop.state import PreparedEdit, describe_call
+from rune_lsp.loop.messages import describe_call
+from rune_lsp.loop.state import PreparedEdit
 from rune_lsp.runner.summary import run_summary
 from rune_lsp.server.app import RuneServer
 

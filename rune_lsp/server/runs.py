@@ -17,7 +17,9 @@ from typing import Any
 from lsprotocol import types
 
 from rune_lsp.loop.events import RunEvent
-from rune_lsp.loop.state import Approve, Message, Reject, RunResult
+from rune_lsp.loop.messages import Message
+from rune_lsp.loop.records import RunResult
+from rune_lsp.loop.state import Approve, Reject
 from rune_lsp.loop.task import FixTarget, FixTask
 from rune_lsp.runner.assembly import (
     UnknownRunError,
