@@ -144,6 +144,8 @@ def load_corpus(name: str, built: Path | None = None) -> tuple[Task, ...]:
     the tasks bench/effect/real_bugs.py or release_bugs.py built into `built`, since those
     corpora are never committed)."""
     if name in BUILT_CORPORA:
+        if built is None and name == "real":
+            raise ValueError("the real corpus is built from a ConDefects checkout: --real-bugs-dir")
         if built is None:
             raise ValueError(f"the {name} corpus is built at bench time: no directory given")
         return load_tasks(built)

@@ -2,6 +2,7 @@
 
     nice -n 19 .venv/bin/python -m bench.effect.mine_release_bugs            # every package
     nice -n 19 .venv/bin/python -m bench.effect.mine_release_bugs humanize parse
+    .venv/bin/python -m bench.effect.mine_release_bugs --recipes-only   # from the verdicts
 
 For each hand-picked package (PACKAGES: small, pure Python, tests shipped in the sdist): one
 `pip index versions`, then each pair of consecutive releases of the same major.minor (a patch
@@ -69,6 +70,9 @@ MAX_PAIRS = 15  # the newest patch pairs of a package
 MAX_TEST_FILES = 4  # changed test files tried per pair
 MAX_IDS = 6  # failing tests kept per recipe: enough to pin the bug, a short check
 RUN_TIMEOUT = 180.0
+#: Plugins of the bench's venv that no library's tests need, left out while mining to halve
+#: each run's start-up (the bench's own check keeps them; its soundness check runs anyway).
+UNNEEDED_PLUGINS = ("-p", "no:pytest_lsp", "-p", "no:hypothesispytest")
 SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - .*)?$")
 
 
@@ -125,7 +129,7 @@ def run_pytest(workspace: Path, args: list[str]) -> tuple[int, str]:
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     try:
         done = subprocess.run(
-            [*PYTEST.split(), "-rfE", *args],
+            [*PYTEST.split(), *UNNEEDED_PLUGINS, "-rfE", *args],
             cwd=workspace,
             capture_output=True,
             text=True,
@@ -202,7 +206,10 @@ def mine_pair(package: str, old_version: str, new_version: str, cache: Path = rb
 
 
 def main(argv: list[str]) -> int:
-    packages = argv or list(PACKAGES)
+    """Mine the packages named (default: PACKAGES); `--recipes-only`: mine nothing, write
+    release_bugs.json from the verdicts kept so far (after miners ran side by side)."""
+    recipes_only = "--recipes-only" in argv
+    packages = [] if recipes_only else [a for a in argv if a != "--recipes-only"] or PACKAGES
     ledger = rb.CACHE / "mined.jsonl"
     ledger.parent.mkdir(parents=True, exist_ok=True)
     seen = {}
