@@ -120,11 +120,13 @@ def main(argv: list[str] | None = None) -> int:
     effect_options.add_argument("--arms", help="comma-separated subset of the arms")
     effect_options.add_argument(
         "--corpus",
-        choices=("own", "multi", "real"),
+        choices=("own", "multi", "real", "release", "release_multi"),
         default="own",
         help="own: bench/effect/corpus; multi: bench/effect/corpus_multi (the bug in a module, "
         "the agent pointed at its failing test); real: real people's bugs, built from "
-        "--real-bugs-dir",
+        "--real-bugs-dir; release / release_multi: bugs fixed in PyPI patch releases, built "
+        "from the sdists (bench/effect/release_bugs.json), the agent pointed at the module / "
+        "at the failing test",
     )
     effect_options.add_argument(
         "--real-bugs-dir",
@@ -226,6 +228,7 @@ def run_effect(args: argparse.Namespace, argv: list[str] | None) -> int:
     from bench.effect import bench as effect
     from bench.effect import report
     from bench.effect.real_bugs import DatasetError
+    from bench.effect.release_bugs import RecipeError
 
     arms = effect.ARMS if not args.arms else tuple(a.strip() for a in args.arms.split(","))
     names = tuple(n.strip() for n in args.task_names.split(",")) if args.task_names else ()
@@ -247,7 +250,7 @@ def run_effect(args: argparse.Namespace, argv: list[str] | None) -> int:
             corpus=args.corpus,
             real_bugs=args.real_bugs_dir,
         )
-    except DatasetError as exc:  # before any server starts: the checkout is not usable
+    except (DatasetError, RecipeError) as exc:  # before any server starts: no usable data
         print(f"bench/run.py: {exc}", file=sys.stderr)
         return 2
     command = "bench/run.py " + " ".join(sys.argv[1:] if argv is None else argv)

@@ -5,6 +5,8 @@
     .venv/bin/python bench/run.py --only effect --arms rune_check,aider_pasted
     .venv/bin/python bench/run.py --only effect --corpus multi --arms rune_blind,rune_check
     .venv/bin/python bench/run.py --only effect --corpus real --real-bugs-dir ~/ConDefects
+    .venv/bin/python bench/run.py --only effect --corpus release --no-doc
+    .venv/bin/python bench/run.py --only effect --corpus release_multi --no-doc
 
 One llama-server (the fetched Qwen2.5-Coder, `scripts/llama-server model NAME`) behind a
 counting proxy; for each task, each arm in turn on a fresh copy of the program and its test
@@ -31,10 +33,18 @@ import httpx
 
 from bench.effect import arms as arm_commands
 from bench.effect.arms import ARMS, EXTRA_ARMS, Endpoint
-from bench.effect.corpus import Task, check_task, is_fixed, load_corpus, make_workspace
+from bench.effect.corpus import (
+    BUILT_CORPORA,
+    Task,
+    check_task,
+    is_fixed,
+    load_corpus,
+    make_workspace,
+)
 from bench.effect.preamble import Preamble, measure
 from bench.effect.proxy import CountingProxy, Exchange
 from bench.effect.real_bugs import build as build_real_bugs
+from bench.effect.release_bugs import build as build_release_bugs
 from bench.peers import ensure_aider
 from tests.live.llama import LlamaOptions, LlamaServer, find_coder
 
@@ -192,16 +202,24 @@ def run(
     real_bugs: Path | None = None,
 ) -> EffectReport:
     """`threads`: llama-server's `-t` (default: the live tier's, `CODER_THREADS`); `corpus`:
-    `own`, `multi` or `real` (bench/effect/corpus.py); `real_bugs`: the ConDefects checkout
-    the `real` corpus is built from, into a temporary directory removed afterwards."""
-    if corpus != "real":
+    `own`, `multi`, `real`, `release` or `release_multi` (bench/effect/corpus.py);
+    `real_bugs`: the ConDefects checkout the `real` corpus is built from. A built corpus goes
+    into a temporary directory removed afterwards."""
+    if corpus not in BUILT_CORPORA:
         return _run(model, count, arms, names, threads, corpus, None)
-    if real_bugs is None:
+    if corpus == "real" and real_bugs is None:
         raise ValueError("--corpus real needs --real-bugs-dir (a ConDefects checkout)")
-    built = Path(tempfile.mkdtemp(prefix="rune-real-bugs-"))
+    built = Path(tempfile.mkdtemp(prefix=f"rune-{corpus}-bugs-"))
     try:
-        made = build_real_bugs(real_bugs, built)
-        print(f"real corpus: {len(made.tasks)} tasks from {real_bugs}", file=sys.stderr)
+        if real_bugs is not None and corpus == "real":
+            made = build_real_bugs(real_bugs, built)
+            source = str(real_bugs)
+        else:
+            made = build_release_bugs(built, corpus)
+            source = "PyPI sdists (bench/effect/release_bugs.json)"
+        print(f"{corpus} corpus: {len(made.tasks)} tasks from {source}", file=sys.stderr)
+        for recipe, reason in made.skipped.items():
+            print(f"{corpus} corpus: no task {recipe}: {reason}", file=sys.stderr)
         return _run(model, count, arms, names, threads, corpus, built)
     finally:
         shutil.rmtree(built, ignore_errors=True)

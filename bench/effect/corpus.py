@@ -15,6 +15,12 @@ file the agent is pointed at: the failing test, where users stand when a test fa
 ConDefects checkout into a temporary directory, in the `ws/` layout with `target` the program
 itself (so each arm's own blind message), never committed.
 
+`release` and `release_multi` (issue 26, point 3): built at bench time by
+bench/effect/release_bugs.py from PyPI sdists (the recipes in release_bugs.json name a patch
+release and the one before it), in the `ws/` layout; `task.json` adds `test_ids`, the pytest
+node ids the check runs (the newer release's tests that fail on the older one). `release`
+points the agent at the module, `release_multi` at the failing test file.
+
 Every bench run checks each task it uses both ways before any agent sees it, so a broken task
 shows as broken instead of as an agent's failure or success.
 """
@@ -56,6 +62,8 @@ class Task:
     test: str = TEST  # the task's test file, relative to the workspace
     target: str = PROGRAM  # the file the agent is pointed at
     instruction: str | None = None  # None: each arm's own blind message
+    #: The pytest node ids the check runs (a `release` task's); empty: the whole test file.
+    test_ids: tuple[str, ...] = ()
 
     def source(self, name: str) -> str:
         return (self.directory / name).read_text(encoding="utf-8")
@@ -71,8 +79,13 @@ class Task:
         return (self.files / self.program).read_text(encoding="utf-8")
 
     @property
+    def test_args(self) -> tuple[str, ...]:
+        """What follows PYTEST in the check: the node ids, or the test file."""
+        return self.test_ids or (self.test,)
+
+    @property
     def test_command(self) -> str:
-        return f"{PYTEST} {self.test}"
+        return " ".join((PYTEST, *self.test_args))
 
     def workspace_files(self) -> list[str]:
         """The files a user has: the program and its test, or the whole `ws/` tree."""
@@ -114,21 +127,31 @@ def load_tasks(root: Path = CORPUS) -> tuple[Task, ...]:
         if "target" in meta:
             program, test, target = str(meta["program"]), str(meta["test"]), str(meta["target"])
             task = replace(task, program=program, test=test, target=target)
+        if "test_ids" in meta:
+            task = replace(task, test_ids=tuple(str(i) for i in meta["test_ids"]))
         if task.target != task.program:  # pointed at the test, not at the bug
             task = replace(task, instruction=f"The test {task.target} fails. Fix the bug.")
         tasks.append(task)
     return tuple(tasks)
 
 
+#: Corpora built at bench time into a temporary directory, never committed.
+BUILT_CORPORA = ("real", "release", "release_multi")
+
+
 def load_corpus(name: str, built: Path | None = None) -> tuple[Task, ...]:
-    """The tasks of the corpus `name` (`own` or `multi`; `real`: the tasks bench/effect/
-    real_bugs.py built into `built`, since that corpus is never committed)."""
-    if name == "real":
-        if built is None:
+    """The tasks of the corpus `name` (`own` or `multi`; `real`, `release`, `release_multi`:
+    the tasks bench/effect/real_bugs.py or release_bugs.py built into `built`, since those
+    corpora are never committed)."""
+    if name in BUILT_CORPORA:
+        if built is None and name == "real":
             raise ValueError("the real corpus is built from a ConDefects checkout: --real-bugs-dir")
+        if built is None:
+            raise ValueError(f"the {name} corpus is built at bench time: no directory given")
         return load_tasks(built)
     if name not in CORPORA:
-        raise ValueError(f"unknown corpus {name!r}; choose from {', '.join((*CORPORA, 'real'))}")
+        known = ", ".join((*CORPORA, *BUILT_CORPORA))
+        raise ValueError(f"unknown corpus {name!r}; choose from {known}")
     return load_tasks(CORPORA[name])
 
 
@@ -157,7 +180,7 @@ def _run_with(task: Task, texts: Mapping[str, str]) -> TestRun:
             (root / name).write_text(text, encoding="utf-8")
         try:
             done = subprocess.run(
-                [*PYTEST.split(), task.test],
+                [*PYTEST.split(), *task.test_args],
                 cwd=root,
                 capture_output=True,
                 text=True,
