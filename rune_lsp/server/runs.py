@@ -42,13 +42,12 @@ from rune_lsp.server.models import ModelCache
 from rune_lsp.server.notices import MAX_SHOWN, RefusalNotice
 from rune_lsp.server.progress import RunProgress
 from rune_lsp.server.review import LspReviewer
+from rune_lsp.server.state_stores import StateStores
 from rune_lsp.server.undo import Undos
 from rune_lsp.settings import Settings
 from rune_lsp.store.atomic import unwritable
 from rune_lsp.store.ownership import RunRegistry, SessionLock, new_session_id
-from rune_lsp.store.pending import PendingRun, PendingStore
-from rune_lsp.store.receipts import ReceiptStore
-from rune_lsp.store.transcripts import TranscriptStore
+from rune_lsp.store.pending import PendingRun
 from rune_lsp.text_clip import clip
 from rune_lsp.tools.errors import AccessDenied
 from rune_lsp.tools.executor import WorkspaceTools
@@ -90,16 +89,15 @@ class RunManager:
         self.registry = RunRegistry()
         #: The provider for the current settings: `model(settings)`.
         self.model = ModelCache(local)
-        self._receipts: ReceiptStore | None = None
-        self._transcripts: TranscriptStore | None = None
+        self.stores = StateStores(server, self.owner)
         self.late = LateLandings(
             server,
             documents,
-            lambda: self.receipt_store,
+            lambda: self.stores.receipts,
             answer_wait=desk.answer_wait,
             change_grace=desk.change_grace,
         )
-        self.undos = Undos(documents, lambda: self.receipt_store, lambda run: run in self.active)
+        self.undos = Undos(documents, lambda: self.stores.receipts, lambda run: run in self.active)
 
     # --- starting --------------------------------------------------------------------------------
 
@@ -120,7 +118,7 @@ class RunManager:
         history: tuple[Message, ...] = ()
         if target.continues is not None:  # a follow-up: the instruction after the transcript
             try:
-                prompt, history = follow_up(target, self.transcript_store)
+                prompt, history = follow_up(target, self.stores.transcripts)
             except UnknownRunError as exc:
                 return not_run(run_id, "failed", str(exc), self.server.settings)
         settings = await self._offer_check(tools, path)
@@ -155,7 +153,7 @@ class RunManager:
         failed = self._unwritable_state(run_id)
         if failed is not None:
             return failed
-        record = self.pending_store.claim(run_id, self.session)
+        record = self.stores.pending.claim(run_id, self.session)
         path = Path(record.document_path) if record.document_path else Path(record.document_uri)
         return await self._launch(
             run_id, _doc_key(path), request_id, path, record.task, resumed=record
@@ -294,11 +292,11 @@ class RunManager:
         )
         return parts.driver(
             reviewer,
-            receipt_store=self.receipt_store,
-            pending_store=self.pending_store,
+            receipt_store=self.stores.receipts,
+            pending_store=self.stores.pending,
             concurrent_reviews=not self.server.annotation_support,
             cancel_means="interrupt",  # an unasked cancel: the editor or the server went away
-            transcripts=self.transcript_store,
+            transcripts=self.stores.transcripts,
         )
 
     async def _unsaved(self, paths: Sequence[str]) -> list[str]:
@@ -370,44 +368,8 @@ class RunManager:
         RefusalNotice(self.server).tell(f"rune refused to fix {path}: {reason}")
         return not_run(uuid.uuid4().hex[:12], "failed", reason, self.server.settings)
 
-    @property
-    def pending_store(self) -> PendingStore:
-        """The paused runs under the current `stateDir`, where this server is marked alive
-        first: a run it pauses there is never offered as interrupted by another server."""
-        root = self.server.settings.resolved_state_dir
-        try:
-            self.owner.hold(root)
-        except OSError as exc:  # an unwritable state dir: pausing there fails on its own
-            log.warning("rune: cannot mark this server's runs in %s as live: %s", root, exc)
-        return PendingStore(root)
-
-    @property
-    def receipt_store(self) -> ReceiptStore:
-        """One store while `stateDir` and `maxReceipts` stay: it counts what it wrote, so it
-        need not list the directory on every run."""
-        settings = self.server.settings
-        current = self._receipts
-        if (
-            current is None
-            or current.root != settings.resolved_state_dir
-            or current.max_count != settings.max_receipts
-        ):
-            current = ReceiptStore(settings.resolved_state_dir, max_count=settings.max_receipts)
-            self._receipts = current
-        return current
-
-    @property
-    def transcript_store(self) -> TranscriptStore:
-        """The finished runs' conversations for follow-ups; one store while `stateDir` stays,
-        so the recent ones are served from memory."""
-        root = self.server.settings.resolved_state_dir
-        current = self._transcripts
-        if current is None or current.directory.parent != root:
-            current = self._transcripts = TranscriptStore(root)
-        return current
-
     def interrupted(self) -> list[PendingRun]:
-        return self.pending_store.list_interrupted(current_session=self.session)
+        return self.stores.pending.list_interrupted(current_session=self.session)
 
 
 def _doc_key(path: Path) -> str:
