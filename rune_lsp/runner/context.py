@@ -16,6 +16,7 @@ from pathlib import Path
 
 from rune_lsp.lines import line_texts
 from rune_lsp.loop.task import RelatedFile, is_test_path
+from rune_lsp.python_parse import parse
 from rune_lsp.tools.errors import ToolError
 from rune_lsp.tools.executor import WorkspaceTools
 
@@ -66,7 +67,7 @@ def imported_files(text: str, target: Path, root: Path) -> list[tuple[Path, list
     imported from it, in import order. Resolved as the interpreter would from the root, its
     `src/` folder and the target's folder; a module found nowhere there is installed code."""
     try:
-        tree = ast.parse(text)
+        tree = parse(text)
     except (SyntaxError, ValueError):
         return []
     bases = [root, root / "src", target.parent]
@@ -175,7 +176,7 @@ def _definitions(text: str, names: Sequence[str]) -> list[tuple[int, int]]:
     if not names:
         return []
     try:
-        tree = ast.parse(text)
+        tree = parse(text)
     except (SyntaxError, ValueError):
         return []
     return [

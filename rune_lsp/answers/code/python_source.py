@@ -9,12 +9,13 @@ multi-line signature is one header. Lines are counted as `rune_lsp.lines` counts
 from __future__ import annotations
 
 import ast
-import warnings
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
+
+from rune_lsp.python_parse import parse
 
 Kind = Literal["def", "class"]
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -72,7 +73,7 @@ def named(
 def parse_error(text: str) -> SyntaxError | None:
     """Why `text` is not Python, or None when it parses."""
     try:
-        _parse(text)
+        parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         return error if isinstance(error, SyntaxError) else SyntaxError(str(error))
     return None
@@ -81,7 +82,7 @@ def parse_error(text: str) -> SyntaxError | None:
 def outline(lines: list[str]) -> Outline | None:
     """The outline of `lines` (without line endings), or None when they are not Python."""
     try:
-        module = _parse("\n".join(lines))
+        module = parse("\n".join(lines))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     ellipses = sorted(s.lineno - 1 for s in _statements(module.body) if _is_ellipsis(s))
@@ -94,12 +95,6 @@ def outline(lines: list[str]) -> Outline | None:
         ),
         len(statements),
     )
-
-
-def _parse(text: str) -> ast.Module:
-    with warnings.catch_warnings():  # invalid escape sequences in the model's code
-        warnings.simplefilter("ignore")
-        return ast.parse(text)
 
 
 def _definition(
