@@ -108,6 +108,23 @@ export function lens(page: Page, text: string): Locator {
   return page.locator(".monaco-editor .codelens-decoration a", { hasText: text });
 }
 
+/**
+ * Presses a review key on the hunk at or below the cursor and waits until `decided` shows. The
+ * extension host learns where the editor scrolled (`visibleRanges`) a moment after the page has
+ * drawn it; a key pressed in between finds the hunk off screen and only reveals it, saying "press
+ * again", as it would tell a user (src/review/commands.ts `keyTarget`). Then the test presses
+ * again, as the user would. Seen in CI on a 2-core machine, never on a faster one.
+ */
+export async function pressToDecide(page: Page, key: string, decided: Locator): Promise<void> {
+  const revealed = page.locator(".statusbar-item", { hasText: "is shown now; press again" });
+  await page.keyboard.press(key);
+  await decided.or(revealed).first().waitFor({ timeout: STEP_TIMEOUT });
+  if (!(await decided.first().isVisible())) {
+    await page.keyboard.press(key);
+  }
+  await decided.first().waitFor({ timeout: STEP_TIMEOUT });
+}
+
 /** Saving is asynchronous: wait until `file` holds `expected`, then compare for a clear diff. */
 export async function waitForDisk(workspace: string, file: string, expected: string): Promise<void> {
   const full = path.join(workspace, file);
