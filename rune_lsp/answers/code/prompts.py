@@ -73,6 +73,10 @@ def anchors_missing(shown: str) -> str:
     return f"its first and last lines were not found in {shown}"
 
 
+def comments_only(shown: str) -> str:
+    return f"it holds only comments, no code to place in {shown}"
+
+
 def anchors_unlike(lo: int, hi: int, shown: str) -> str:
     return f"it differs too much from lines {lo}-{hi} of {shown}"
 
