@@ -13,7 +13,7 @@ import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { ARTIFACTS, CLIENT_DIR, Harness } from "./harness";
-import { instructionBox, latestReceipt, lens, openFile, openWorkbench, pressToDecide, recorder, runCommand, sessionFiles, standsTwice, STEP_TIMEOUT, waitForDisk } from "./steps";
+import { instructionBox, latestReceipt, lens, nextReceipt, openFile, openWorkbench, pressToDecide, receiptCount, recorder, runCommand, sessionFiles, standsTwice, STEP_TIMEOUT, waitForDisk } from "./steps";
 
 const DOCS = path.join(CLIENT_DIR, "docs");
 
@@ -129,9 +129,12 @@ describe("Rune in VS Code: issue 27", () => {
     await lens(page, "Accept hunk 1/51").waitFor({ timeout: STEP_TIMEOUT });
     assert.equal(await lens(page, "accepted").count(), 0, "a key below the last hunk decided one");
 
-    // At the top the first hunk (the insertion) is on screen: the key accepts it, and the
-    // cursor moves on to hunk 2 (on screen too: nothing scrolls).
-    await pressToDecide(page, "Control+Alt+y", lens(page, "hunk 1/51 accepted"));
+    // At the top the first hunk (the insertion) is on screen: the key accepts it.
+    await pressToDecide(page, "Control+Alt+y");
+    // The cursor moves on to hunk 2 (the editor may scroll); back at the top, hunk 1 says it
+    // is accepted, and it alone.
+    await page.keyboard.press("Control+Home");
+    await lens(page, "hunk 1/51 accepted").waitFor({ timeout: STEP_TIMEOUT });
     assert.equal(await lens(page, "accepted").count(), 1, "the key decided more than hunk 1");
     await page.keyboard.press("Control+Alt+Shift+n"); // reject the other 50
     await page.locator(".notification-toast", { hasText: "Rune completed" }).waitFor({ timeout: STEP_TIMEOUT });
@@ -189,11 +192,11 @@ describe("Rune in VS Code: issue 27", () => {
 
   it("continues a finished run's conversation from the reply box in the Rune view", recorded("follow-up", async (page) => {
     await openFile(page, "small.py");
+    const seen = receiptCount(harness.stateDir);
     await runCommand(page, "Rune: Fix This");
     await (await instructionBox(page)).fill("is small() used anywhere?");
     await page.keyboard.press("Enter");
-    await page.locator(".notification-toast", { hasText: "Rune completed" }).first().waitFor({ timeout: STEP_TIMEOUT });
-    const first = latestReceipt(harness.stateDir) as unknown as { result: { runId: string; answer: string } };
+    const first = (await nextReceipt(harness.stateDir, seen)) as unknown as { result: { runId: string; answer: string } };
     assert.equal(first.result.answer, FIRST_ANSWER);
     await runCommand(page, "Rune: Show Runs");
     const view = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
@@ -208,7 +211,7 @@ describe("Rune in VS Code: issue 27", () => {
     await shootBoth(page, "rune-view-follow-up.png", "rune-view-follow-up-dark.png");
     await runCommand(page, "View: Toggle Maximized Panel");
     // A new run of its own (its own receipt), not the first one amended.
-    const second = latestReceipt(harness.stateDir) as unknown as { result: { runId: string; outcome: string; answer: string } };
+    const second = (await nextReceipt(harness.stateDir, seen + 1)) as unknown as { result: { runId: string; outcome: string; answer: string } };
     assert.notEqual(second.result.runId, first.result.runId);
     assert.equal(second.result.outcome, "completed");
     assert.equal(second.result.answer, FOLLOW_UP_ANSWER);
@@ -218,6 +221,7 @@ describe("Rune in VS Code: issue 27", () => {
     // The view open first, so the first pieces are not missed while it opens.
     await runCommand(page, "Rune: Show Runs");
     await openFile(page, "small.py");
+    const seen = receiptCount(harness.stateDir);
     await runCommand(page, "Rune: Fix This");
     await (await instructionBox(page)).fill("explain small()");
     await page.keyboard.press("Enter");
@@ -232,9 +236,8 @@ describe("Rune in VS Code: issue 27", () => {
     assert.ok(early.length < STREAMED_ANSWER.length, "the whole answer was there at once: nothing streamed");
     assert.ok(later.startsWith(early), `the streamed text was not appended to: ${early} -> ${later}`);
     // The result replaces the streamed text with the answer.
-    await page.locator(".notification-toast", { hasText: "Rune completed" }).first().waitFor({ timeout: STEP_TIMEOUT });
+    const done = await nextReceipt(harness.stateDir, seen);
     await view.locator("section.run h2", { hasText: "completed" }).first().waitFor({ timeout: STEP_TIMEOUT });
-    const done = latestReceipt(harness.stateDir) as unknown as { result: { answer: string } };
     assert.equal(done.result.answer, STREAMED_ANSWER);
   }));
 });

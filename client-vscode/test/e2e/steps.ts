@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import * as path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { ARTIFACTS, type Harness, LOCATIONS, type ScriptedReply, waitFor } from "./harness";
@@ -104,26 +104,53 @@ export function latestReceipt(stateDir: string): StoredReceipt {
   return JSON.parse(readFileSync(path.join(dir, newest.name), "utf8")) as StoredReceipt;
 }
 
+/** How many receipts the state directory holds (none before the first run ends). */
+export function receiptCount(stateDir: string): number {
+  const dir = path.join(stateDir, "receipts");
+  return existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith(".json")).length : 0;
+}
+
+/**
+ * The receipt of the next run to end, once there are more than `seen`: a "Rune completed"
+ * toast on screen may still be an earlier run's (seen in CI on a 2-core machine).
+ */
+export async function nextReceipt(stateDir: string, seen: number): Promise<StoredReceipt> {
+  await waitFor(async () => Promise.resolve(receiptCount(stateDir) > seen), STEP_TIMEOUT, "the run's receipt");
+  return latestReceipt(stateDir);
+}
+
 export function lens(page: Page, text: string): Locator {
   return page.locator(".monaco-editor .codelens-decoration a", { hasText: text });
 }
 
 /**
- * Presses a review key on the hunk at or below the cursor and waits until `decided` shows. The
- * extension host learns where the editor scrolled (`visibleRanges`) a moment after the page has
- * drawn it; a key pressed in between finds the hunk off screen and only reveals it, saying "press
- * again", as it would tell a user (src/review/commands.ts `keyTarget`). Then the test presses
- * again, as the user would. Seen in CI on a 2-core machine, never on a faster one.
+ * Presses a review key on the hunk at or below the cursor until it decides one, as a user would:
+ * the extension host hears where the cursor went and what is on screen a moment after the page
+ * has drawn it, and a key pressed in between decides nothing and says so in the status bar
+ * ("press again" for a hunk it thinks off screen, "nothing was decided" for a cursor it thinks
+ * elsewhere; src/review/commands.ts `keyTarget`). Seen in CI on a 2-core machine after
+ * Ctrl+Home. A key that decided says nothing, so after `QUIET_MS` without such a message the
+ * key counts as heard; the caller then looks for the decision where it shows.
  */
-export async function pressToDecide(page: Page, key: string, decided: Locator): Promise<void> {
-  const revealed = page.locator(".statusbar-item", { hasText: "is shown now; press again" });
-  await page.keyboard.press(key);
-  await decided.or(revealed).first().waitFor({ timeout: STEP_TIMEOUT });
-  if (!(await decided.first().isVisible())) {
+export async function pressToDecide(page: Page, key: string): Promise<void> {
+  const retry = page.locator(".statusbar-item", { hasText: /press again|nothing was decided/u });
+  for (let attempt = 1; ; attempt++) {
+    await retry.first().waitFor({ state: "hidden", timeout: STEP_TIMEOUT }); // an earlier key's message
     await page.keyboard.press(key);
+    const answered = await retry
+      .first()
+      .waitFor({ timeout: QUIET_MS })
+      .then(() => true)
+      .catch(() => false);
+    if (!answered) {
+      return;
+    }
+    assert.ok(attempt < 3, `the key decided nothing ${attempt} times: ${await retry.first().textContent()}`);
   }
-  await decided.first().waitFor({ timeout: STEP_TIMEOUT });
 }
+
+/** How long a key that decided nothing takes at most to say so (a status bar message). */
+const QUIET_MS = 5_000;
 
 /** Saving is asynchronous: wait until `file` holds `expected`, then compare for a clear diff. */
 export async function waitForDisk(workspace: string, file: string, expected: string): Promise<void> {

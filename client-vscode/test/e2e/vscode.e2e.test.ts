@@ -130,7 +130,8 @@ describe("Rune in VS Code", () => {
     await lens(page, "Accept hunk 1/3").waitFor({ timeout: STEP_TIMEOUT });
     await page.locator(".monaco-editor .view-line", { hasText: "# greetings" }).waitFor({ timeout: STEP_TIMEOUT });
     await page.keyboard.press("Control+Home");
-    await pressToDecide(page, "Control+Alt+y", lens(page, "hunk 1/3 accepted")); // the first pending one below
+    await pressToDecide(page, "Control+Alt+y"); // the first pending one below
+    await lens(page, "hunk 1/3 accepted").waitFor({ timeout: STEP_TIMEOUT });
 
     await lens(page, "Reject with reason…").first().click();
     const why = page.locator('.quick-input-widget input[placeholder="e.g. keep the old name"]');
