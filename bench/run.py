@@ -139,6 +139,12 @@ def main(argv: list[str] | None = None) -> int:
     effect_options.add_argument(
         "--no-doc", action="store_true", help="leave docs/performance.md alone"
     )
+    effect_options.add_argument(
+        "--keep",
+        type=Path,
+        help="keep each attempt's agent log and rune's state directory (its transcripts) "
+        "under KEEP/ARM/TASK, to read why a task was missed",
+    )
     args = parser.parse_args(argv)
     plan = QUICK if args.quick else FULL
     chosen = SECTIONS if not args.only else tuple(s.strip() for s in args.only.split(","))
@@ -249,6 +255,7 @@ def run_effect(args: argparse.Namespace, argv: list[str] | None) -> int:
             threads=args.threads,
             corpus=args.corpus,
             real_bugs=args.real_bugs_dir,
+            keep=args.keep,
         )
     except (DatasetError, RecipeError) as exc:  # before any server starts: no usable data
         print(f"bench/run.py: {exc}", file=sys.stderr)

@@ -127,7 +127,16 @@ def choose_tasks(
     return [tasks[int(i * step)] for i in range(count)]
 
 
-def attempt(arm: str, task: Task, endpoint: Endpoint, proxy: CountingProxy, aider: Path) -> Attempt:
+def attempt(
+    arm: str,
+    task: Task,
+    endpoint: Endpoint,
+    proxy: CountingProxy,
+    aider: Path,
+    keep: Path | None = None,
+) -> Attempt:
+    """One arm on one task in a scratch folder; with `keep`, its agent log and rune's state
+    directory (receipts, transcripts) are copied to `keep/arm/task` before it is removed."""
     with tempfile.TemporaryDirectory(prefix=f"rune-effect-{arm}-") as scratch:
         root = Path(scratch)
         workspace = make_workspace(task, root / "ws")
@@ -141,6 +150,8 @@ def attempt(arm: str, task: Task, endpoint: Endpoint, proxy: CountingProxy, aide
             detail = f"{finished.detail} | {log_tail!r}" if finished.detail else repr(log_tail)
         else:
             detail = finished.detail
+        if keep is not None:
+            _keep(root, keep / arm / task.name)
     return Attempt(
         arm=arm,
         task=task.name,
@@ -158,6 +169,13 @@ def attempt(arm: str, task: Task, endpoint: Endpoint, proxy: CountingProxy, aide
         longest_request_s=round(max((e.seconds for e in exchanges), default=0.0), 1),
         first_prompt_tokens=exchanges[0].prompt_tokens if exchanges else 0,
     )
+
+
+def _keep(scratch: Path, into: Path) -> None:
+    into.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(scratch / "agent.log", into / "agent.log")
+    if (scratch / "state").is_dir():
+        shutil.copytree(scratch / "state", into / "state", dirs_exist_ok=True)
 
 
 def summarize(arm: str, attempts: Sequence[Attempt]) -> ArmSummary:
@@ -200,13 +218,15 @@ def run(
     threads: int | None = None,
     corpus: str = "own",
     real_bugs: Path | None = None,
+    keep: Path | None = None,
 ) -> EffectReport:
     """`threads`: llama-server's `-t` (default: the live tier's, `CODER_THREADS`); `corpus`:
     `own`, `multi`, `real`, `release` or `release_multi` (bench/effect/corpus.py);
-    `real_bugs`: the ConDefects checkout the `real` corpus is built from. A built corpus goes
-    into a temporary directory removed afterwards."""
+    `real_bugs`: the ConDefects checkout the `real` corpus is built from; `keep`: where each
+    attempt's log and state are kept (`attempt`). A built corpus goes into a temporary
+    directory removed afterwards."""
     if corpus not in BUILT_CORPORA:
-        return _run(model, count, arms, names, threads, corpus, None)
+        return _run(model, count, arms, names, threads, corpus, None, keep)
     if corpus == "real" and real_bugs is None:
         raise ValueError("--corpus real needs --real-bugs-dir (a ConDefects checkout)")
     built = Path(tempfile.mkdtemp(prefix=f"rune-{corpus}-bugs-"))
@@ -220,7 +240,7 @@ def run(
         print(f"{corpus} corpus: {len(made.tasks)} tasks from {source}", file=sys.stderr)
         for recipe, reason in made.skipped.items():
             print(f"{corpus} corpus: no task {recipe}: {reason}", file=sys.stderr)
-        return _run(model, count, arms, names, threads, corpus, built)
+        return _run(model, count, arms, names, threads, corpus, built, keep)
     finally:
         shutil.rmtree(built, ignore_errors=True)
 
@@ -233,6 +253,7 @@ def _run(
     threads: int | None,
     corpus: str,
     built: Path | None,
+    keep: Path | None,
 ) -> EffectReport:
     started = time.perf_counter()
     started_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
@@ -255,7 +276,7 @@ def _run(
         preamble = _preamble(server.base_url)
         for task in tasks:
             for arm in arms:
-                done = attempt(arm, task, endpoint, proxy, aider)
+                done = attempt(arm, task, endpoint, proxy, aider, keep)
                 attempts.append(done)
                 print(_line(done), file=sys.stderr, flush=True)
     return EffectReport(

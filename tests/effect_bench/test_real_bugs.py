@@ -136,18 +136,26 @@ def double(built: real_bugs.Built) -> Iterator[ModelDouble]:
 
 
 def test_the_blind_arm_runs_end_to_end_on_two_real_tasks(
-    built: real_bugs.Built, double: ModelDouble
+    built: real_bugs.Built, double: ModelDouble, tmp_path: Path
 ) -> None:
     tasks = choose_tasks(2, corpus="real", built=built.root)
+    kept = tmp_path / "kept"
     with CountingProxy(double.ollama_url) as proxy:
         endpoint = Endpoint(proxy.base_url, "coder")
-        done = {t.name: attempt("rune_blind", t, endpoint, proxy, Path("aider")) for t in tasks}
+        done = {
+            t.name: attempt("rune_blind", t, endpoint, proxy, Path("aider"), kept) for t in tasks
+        }
 
     fixed = {name: a.fixed for name, a in done.items()}
     assert fixed == {_task(built, "abc900_a").name: True, _task(built, "abc900_b").name: False}
     assert all(a.requests >= 1 for a in done.values())
     first = json.dumps(double.chat_requests[0].body["messages"])
     assert BLIND in first
+    # --keep: each attempt's log and rune's state (receipt, transcript) outlive its scratch.
+    for task in tasks:
+        into = kept / "rune_blind" / task.name
+        assert (into / "agent.log").read_text(encoding="utf-8").strip()
+        assert list((into / "state").rglob("*.json")), f"no receipt kept for {task.name}"
 
 
 def _tasks_with_files(built: real_bugs.Built) -> tuple[Task, ...]:
