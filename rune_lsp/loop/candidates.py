@@ -112,6 +112,14 @@ def candidate_temperature(base: float, number: int) -> float:
     return max(base, min(MAX_TEMPERATURE, base + TEMPERATURE_STEP * (number - 1)))
 
 
+def retry_temperature(base: float, notes: int) -> float:
+    """The sampling of the turn right after the run's `notes`-th note about a code block (the
+    current code sent back while the check fails, a block that could not be placed): as wide as
+    candidate `notes + 1`. At the run's own temperature and the server's fixed seed, Qwen2.5-Coder
+    1.5B answered the note with the same code again (bench/effect 10_ranked, 19_running_total)."""
+    return candidate_temperature(base, notes + 1)
+
+
 def rank(candidate: Candidate) -> tuple[int, float, int]:
     """Sorts best first: a pass; then the fewest failing tests the check's output counts
     (`CheckReport.failures`); then a checked one whose output counts none (a crash, a time-out,

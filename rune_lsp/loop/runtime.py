@@ -29,6 +29,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 
 from rune_lsp.answers import ROWS, TurnReading, system_text, turn_kind
+from rune_lsp.loop.candidates import retry_temperature
 from rune_lsp.loop.config import LoopConfig, LoopConfigError
 from rune_lsp.loop.events import EventEmitter, EventSink, RunEnded, progress_of
 from rune_lsp.loop.messages import Message, RawToolCall, TurnCut
@@ -220,6 +221,7 @@ class _Run:
 
     async def _drive(self) -> RunOutcome:
         state = self.state
+        temperature: float | None = None  # the provider's own, but right after a block note
         while True:
             if state.iterations_used >= state.iteration_budget:
                 raise Stop(
@@ -233,7 +235,8 @@ class _Run:
                 fixes_a_file=state.target is not None and "edit_file" in self.tools,
             )
             row = ROWS[kind]
-            turn = await self.model_calls.ask(row)
+            turn = await self.model_calls.ask(row, temperature=temperature)
+            temperature = None
             reading = await self.model_calls.read(row, turn)
             visible = reading.visible
             if turn.cut is not None:  # the model hears why next turn; the history keeps a head
@@ -249,6 +252,7 @@ class _Run:
                     continue
                 if note is not None:  # told why its code block was not taken; it tries again
                     state.messages.append(Message(role="user", content=note))
+                    temperature = retry_temperature(self.config.temperature, state.block_notes)
                     continue
                 # Nothing read at all (answers.read_turn): no call, native or written as text,
                 # no block-derived edit and no note about a block. A turn whose row coaches

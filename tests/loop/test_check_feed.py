@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rune_lsp.loop import AgentLoop, LoopConfig
+from rune_lsp.loop.candidates import retry_temperature
 from rune_lsp.loop.events import CheckStarted, RunEvent
 from rune_lsp.loop.records import EditRecord
 from rune_lsp.loop.state import CheckReport, Finished, Paused
@@ -233,3 +234,23 @@ async def test_the_same_unchanged_block_after_the_note_ends_the_notes() -> None:
     # Told once; the word-for-word repeat is the run's answer, not a third turn.
     assert isinstance(outcome, Finished) and len(model.calls) == 2
     assert outcome.result.edits == ()
+
+
+async def test_only_the_turn_right_after_a_block_note_samples_wider() -> None:
+    app = "def add(a, b):\n    return a - b\n"
+    executor = FakeExecutor()
+    executor.files["app.py"] = app
+    same = f"```python\n{app}```"
+    fixed = "```python\ndef add(a, b):\n    return a + b\n```"
+    model = ScriptedModel.of(answer(same), answer(fixed), answer("I cannot."))
+    loop = AgentLoop(model, executor, LoopConfig(temperature=0.2))
+    checker = ScriptedChecker([FAILING, FAILING])
+    await paused_then_approved(
+        loop, checker, await loop.run("Fix add.", run_id="r", target="app.py", checker=checker)
+    )
+
+    assert model.calls[0].temperature is None  # the provider's own
+    # Told its block changed nothing: the retry is sampled as wide as a second candidate.
+    assert model.calls[1].temperature == retry_temperature(0.2, 1) == 0.5
+    # Its fix landed and still fails: that turn hears the verdict at the provider's own again.
+    assert len(model.calls) == 3 and model.calls[2].temperature is None
