@@ -16,12 +16,16 @@ BLOCK_ASK = (
 CODE_CUT_ADVICE = f"Answer shorter: {BLOCK_ASK}, once."
 
 
+def unchanged_head(target: str) -> str:
+    """What is said of a code block that is `target`'s code as it is now."""
+    return f"Your code block is the same as the current code of {target}: it changes nothing"
+
+
 def unchanged_text(target: str) -> str:
     """A code block that is `target`'s code as it is now, while the check fails."""
     return (
-        f"Your code block is the same as the current code of {target}: it changes nothing, "
-        f"and the check still fails. Find the line of {target} that causes the failure, then "
-        f"{BLOCK_ASK}."
+        f"{unchanged_head(target)}, and the check still fails. Find the line of {target} that "
+        f"causes the failure, then {BLOCK_ASK}."
     )
 
 

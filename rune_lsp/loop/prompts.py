@@ -5,7 +5,7 @@ synthesis turn's ask. The system message of each kind of turn is the reader tabl
 
 from __future__ import annotations
 
-from rune_lsp.answers.code_prompts import BLOCK_ASK
+from rune_lsp.answers.code_prompts import BLOCK_ASK, unchanged_head
 from rune_lsp.loop.state import CheckReport
 from rune_lsp.loop.task import FILE_NAME_LINE, is_test_path
 
@@ -62,6 +62,12 @@ def check_before_text(report: CheckReport, target: str | None = None) -> str:
         f"{failed}The test is right; the bug is in {target}. Change {target} so that the "
         f"check passes: {BLOCK_ASK}."
     )
+
+
+def unchanged_check_text(report: CheckReport, target: str) -> str:
+    """A code block that is `target`'s code as it is now, when the model has not yet seen the
+    failing check (`RunState.withheld_check`): the check's verdict, worded as the task's."""
+    return f"{unchanged_head(target)}.\n\n{check_before_text(report, target)}"
 
 
 def check_after_text(report: CheckReport, listing: str | None = None) -> str:

@@ -16,10 +16,10 @@ from rune_lsp.answers.code.reading import CodeReading, FileEdit
 from rune_lsp.answers.code_prompts import no_block_text, unchanged_text
 from rune_lsp.loop.messages import Message, RawToolCall
 from rune_lsp.loop.ports import ToolExecutor
-from rune_lsp.loop.prompts import check_after_text, check_before_text
+from rune_lsp.loop.prompts import check_after_text, check_before_text, unchanged_check_text
 from rune_lsp.loop.state import CheckReport, RunState
 from rune_lsp.loop.statuses import LANDED
-from rune_lsp.loop.task import file_listing
+from rune_lsp.loop.task import file_listing, is_test_path
 
 #: Times per run the model is told why its code block was not taken as an edit.
 MAX_BLOCK_NOTES = 2
@@ -41,7 +41,12 @@ def block_calls(
         # Asked to make a failing check pass, it showed the code as it is (bench/effect,
         # 10_ranked and 19_running_total: the failing function, word for word). Without a
         # failing check, the current code quoted ("the code is right") is an answer.
-        refusal = unchanged_text(state.target)
+        withheld, state.withheld_check = state.withheld_check, None
+        refusal = (
+            unchanged_text(state.target)
+            if withheld is None
+            else unchanged_check_text(withheld, state.target)
+        )
     if code_first and reading == CodeReading() and state.target and visible.strip():
         refusal = no_block_text(state.target)  # asked for code only, it answered without
     if (
@@ -151,9 +156,18 @@ def landed_edits(state: RunState) -> tuple[str, ...]:
     return tuple(e.edit_id for e in state.edits if e.tool != "run_command" and e.status in LANDED)
 
 
-def add_first_check(state: RunState, report: CheckReport) -> None:
-    """The check before the first turn: its verdict joins the task message."""
+def add_first_check(state: RunState, report: CheckReport, *, verifies: bool) -> None:
+    """The check before the first turn: its verdict joins the task message, unless it
+    `verifies` candidate fixes (loop/candidates.py) of a target that is no test. Then a
+    failing verdict is withheld: the first turn is the task alone, as without a check, and
+    the check judges the fix it gets. Shown the failing output first, Qwen2.5-Coder 1.5B
+    fixed fewer of bench/effect's own tasks than without it (30 against 32 of 37, 2026-12-02,
+    docs/performance.md): it sent the current code back. A test target keeps the verdict:
+    its traceback is how the model finds the module under test."""
     state.check_failing = state.check_fails_now = not report.passed
+    if verifies and not report.passed and state.target and not is_test_path(state.target):
+        state.withheld_check = report
+        return
     task = state.messages[-1]  # the task: the last message before the first turn
     content = f"{task.content}\n\n{check_before_text(report, state.target)}"
     state.messages[-1] = task.model_copy(update={"content": content})

@@ -39,7 +39,7 @@ class RunChecks:
         """Before the first turn: the check's verdict joins the history."""
         report = await self._run()
         if report is not None:
-            add_first_check(self.state, report)
+            add_first_check(self.state, report, verifies=self.config.candidates > 1)
 
     async def after_edits(self) -> str | None:
         """After edits landed: the run's final answer when the check now passes after a
@@ -54,6 +54,7 @@ class RunChecks:
         the model's candidate fixes that passes in a scratch copy (loop/candidates.py)."""
         if self.checker is None or not searches(self.config, self.state, self.checker):
             return
+        self.state.withheld_check = None  # a retry shows each fix's own check
         await CandidateSearch(
             state=self.state,
             config=self.config,

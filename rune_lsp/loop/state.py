@@ -230,6 +230,10 @@ class RunState(BaseModel):
     check_failing: bool | None = None
     # The check's latest verdict (before the first turn or after an edit): True failing.
     check_fails_now: bool = False
+    # The failing check before the first turn, kept from the model's first turn: with candidate
+    # fixes the check verifies them in a scratch copy instead of hinting (issue 26). Shown once,
+    # when the model sends the current code back; a candidate's retry shows its own check.
+    withheld_check: CheckReport | None = None
     candidates: CandidateStats = Field(default_factory=CandidateStats)
 
     def new_edit_id(self) -> str:

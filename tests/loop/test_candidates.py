@@ -228,3 +228,54 @@ async def test_a_check_that_cannot_run_leaves_the_first_fix_unmarked_and_asks_no
     assert (shown.checked, shown.check_note) == (None, "")
     assert len(model.calls) == 1
     assert outcome.state.candidates == CandidateStats(tried=1, checks_run=0, passed=0)
+
+
+# --- the check verifies, it does not hint (issue 26) ---------------------------------------------
+
+
+async def test_a_failing_check_is_kept_from_the_first_turn_and_judges_its_fix() -> None:
+    model = ScriptedModel.of(answer(block("a + b")))
+    checker = CandidateChecker(by_body({"a + b": 0}))
+    outcome = await start(model, checker, LoopConfig(candidates=4))
+
+    task = model.calls[0].messages[-1].content
+    assert task.startswith("Fix add.") and "pytest" not in task and "assert -1" not in task
+    assert isinstance(outcome, Paused)
+    [shown] = outcome.state.turn.pending
+    assert isinstance(shown, PreparedEdit) and shown.checked == "passed"
+    assert outcome.state.check_failing is True
+
+
+async def test_the_current_code_sent_back_hears_the_kept_check_once() -> None:
+    model = ScriptedModel.of(
+        answer(f"```python\n{BUGGY}```"),
+        answer(f"It is right.\n```python\n{BUGGY}```"),
+        answer(block("a + b")),
+    )
+    checker = CandidateChecker(by_body({"a + b": 0}))
+    outcome = await start(model, checker, LoopConfig(candidates=4))
+
+    first = model.calls[1].messages[-1].content
+    assert first.startswith(
+        "Your code block is the same as the current code of app.py: it changes nothing.\n\n"
+        "The check `pytest -q` failed (exit 1) on the current code."
+    )
+    assert "E  assert -1 == 3" in first
+    assert first.endswith("holding the whole function you change.")  # the ask comes last
+    second = model.calls[2].messages[-1].content
+    assert "assert -1 == 3" not in second and "the check still fails" in second
+    assert isinstance(outcome, Paused) and outcome.state.withheld_check is None
+
+
+async def test_a_test_target_and_a_single_candidate_keep_the_check_in_the_task() -> None:
+    for target, candidates in (("tests/test_app.py", 4), ("app.py", 1)):
+        model = ScriptedModel.of(answer("I cannot tell."), answer("I cannot tell."))
+        tools = executor()
+        tools.files[target] = tools.files.get(target, "def test_add():\n    assert False\n")
+        loop = AgentLoop(model, tools, LoopConfig(candidates=candidates))
+        checker = CandidateChecker(by_body({}))
+        await loop.run("Fix add.", run_id="r", target=target, checker=checker)
+
+        task = model.calls[0].messages[-1].content
+        assert "The check `pytest -q` failed (exit 1)" in task, (target, candidates)
+        assert "E  assert -1 == 3" in task, (target, candidates)
