@@ -26,18 +26,29 @@ MAX_BLOCK_NOTES = 2
 
 
 def block_calls(
-    state: RunState, reading: CodeReading | None, visible: str, *, code_first: bool
+    state: RunState,
+    reading: CodeReading | None,
+    visible: str,
+    *,
+    code_first: bool,
+    unchanged_notes: int | None = None,
 ) -> tuple[tuple[RawToolCall, ...], str | None]:
     """What a turn without calls makes of its code blocks (`reading`, from `answers.read_turn`):
     their edits as `edit_file` calls (reviewed like any other, each on its own file); else, at
     most `MAX_BLOCK_NOTES` times a run and never on the last turn, why no block was taken.
-    `code_first`: the turn asked for code only, so an answer without a block is told so."""
+    `code_first`: the turn asked for code only, so an answer without a block is told so.
+    `unchanged_notes`: when set, how many notes a run may spend on the current code sent back
+    while the check fails, even word for word again (the runtime's call: with candidate fixes
+    each such answer is a candidate that changed nothing, and its retry is sampled wider)."""
     if reading is not None and reading.edits:
         if restates_decision(state, reading.edits):
             return (), None  # quoting what the user just decided: the answer stands
         return edit_calls(reading), None
     refusal = reading.refusal if reading is not None else None
-    if reading is not None and reading.unchanged and state.check_fails_now and state.target:
+    unchanged = bool(
+        reading is not None and reading.unchanged and state.check_fails_now and state.target
+    )
+    if unchanged and state.target:
         # Asked to make a failing check pass, it showed the code as it is (bench/effect,
         # 10_ranked and 19_running_total: the failing function, word for word). Without a
         # failing check, the current code quoted ("the code is right") is an answer.
@@ -49,11 +60,13 @@ def block_calls(
         )
     if code_first and reading == CodeReading() and state.target and visible.strip():
         refusal = no_block_text(state.target)  # asked for code only, it answered without
+    retries = unchanged and unchanged_notes is not None
+    limit = max(MAX_BLOCK_NOTES, unchanged_notes or 0) if retries else MAX_BLOCK_NOTES
     if (
         refusal is None
-        or state.block_notes >= MAX_BLOCK_NOTES
+        or state.block_notes >= limit
         or state.iterations_used >= state.iteration_budget
-        or _repeated(state, visible)
+        or (not retries and _repeated(state, visible))
     ):
         return (), None
     state.block_notes += 1

@@ -350,7 +350,16 @@ class _Run:
         written = tuple(RawToolCall(name=c.name, arguments=c.arguments) for c in reading.written)
         if reading.native or written:
             return (*reading.native, *written), None
-        return block_calls(self.state, reading.code, visible, code_first=code_first)
+        # With candidate fixes checked, the current code sent back is a candidate that changed
+        # nothing: it may be asked again as often as there are candidates left.
+        verifies = self.checks.checker is not None and self.config.candidates > 1
+        return block_calls(
+            self.state,
+            reading.code,
+            visible,
+            code_first=code_first,
+            unchanged_notes=self.config.candidates - 1 if verifies else None,
+        )
 
     async def _check_edits(self) -> Finished | None:
         answer = await self.checks.after_edits()

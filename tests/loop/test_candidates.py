@@ -279,3 +279,27 @@ async def test_a_test_target_and_a_single_candidate_keep_the_check_in_the_task()
         task = model.calls[0].messages[-1].content
         assert "The check `pytest -q` failed (exit 1)" in task, (target, candidates)
         assert "E  assert -1 == 3" in task, (target, candidates)
+
+
+async def test_the_current_code_sent_back_again_is_retried_wider_while_candidates_last() -> None:
+    same = f"```python\n{BUGGY}```"
+    model = ScriptedModel.of(answer(same), answer(same), answer(same), answer(block("a + b")))
+    checker = CandidateChecker(by_body({"a + b": 0}))
+    outcome = await start(model, checker, LoopConfig(candidates=4, temperature=0.2))
+
+    # Word for word the same three times: each is a candidate that changed nothing, and the
+    # next is sampled wider (without candidates, a repeat ends the notes: test_check_feed.py).
+    assert [call.temperature for call in model.calls] == [None, 0.5, 0.8, 1.0]
+    assert isinstance(outcome, Paused)
+    [shown] = outcome.state.turn.pending
+    assert isinstance(shown, PreparedEdit) and "a + b" in shown.new_text
+
+
+async def test_the_current_code_sent_back_is_retried_no_more_than_candidates_allow() -> None:
+    same = f"```python\n{BUGGY}```"
+    model = ScriptedModel.of(*[answer(same)] * 3, answer("unused"))
+    checker = CandidateChecker(by_body({}))
+    outcome = await start(model, checker, LoopConfig(candidates=2))
+
+    # Two notes at least (as without candidates), then the unchanged answer stands.
+    assert len(model.calls) == 3 and isinstance(outcome, Finished)
