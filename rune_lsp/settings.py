@@ -104,8 +104,10 @@ class Settings(BaseModel):
     check_command: str | None = Field(
         None,
         description="Check command, e.g. `python -m pytest -q`: run before the first model "
-        "turn and after each accepted edit (its failing output goes to the model), and the "
-        "verification of the last accepted edit.",
+        "turn and after each accepted edit, and the verification of the last accepted edit. "
+        "With `candidates` above 1 it judges each candidate fix, and its failing output goes "
+        "to the model with a failed candidate (or when the model sends the code back "
+        "unchanged), not with the task; with `candidates: 1` or on a test file, with the task.",
     )
     offer_check: bool = Field(
         True,

@@ -173,6 +173,8 @@ async def test_broken_add_is_fixed_from_an_answer_that_is_only_a_code_block(
     assert result.statuses() == [("edit_file", "applied")]
     assert result.calls() == [("edit_file", "ok")]
     assert (workspace / "calc.py").read_text(encoding="utf-8") == CALC_PY.replace("a - b", "a + b")
-    # The check before the first turn was in the task; its pass after the edit ended the run.
+    # The check before the first turn failed, and with candidate fixes (`candidates`, default
+    # 4) it verified the block in a scratch copy instead of joining the task (issue 26); its
+    # pass after the edit ended the run.
     [request] = double.chat_requests
-    assert "failed (exit 1) on the current code" in request.body["messages"][1]["content"]
+    assert "failed (exit 1)" not in request.body["messages"][1]["content"]
