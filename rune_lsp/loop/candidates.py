@@ -89,12 +89,16 @@ class Candidate:
         return tuple(sorted((change.path, change.new_text) for change in self.changes))
 
 
+def verifies(config: LoopConfig, checker: Checker | None) -> bool:
+    """Whether the run's check verifies candidate fixes (rather than only hinting at them)."""
+    return checker is not None and config.candidates > 1
+
+
 def searches(config: LoopConfig, state: RunState, checker: Checker | None) -> bool:
     """Whether the open turn's edits are checked as candidates before they are shown."""
     turn = state.turn
     return (
-        checker is not None
-        and config.candidates > 1
+        verifies(config, checker)
         and bool(turn.pending)
         and not turn.results
         and len(turn.pending) == len(turn.calls)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from rune_lsp.loop.candidates import CandidateSearch, searches
+from rune_lsp.loop.candidates import CandidateSearch, searches, verifies
 from rune_lsp.loop.config import LoopConfig
 from rune_lsp.loop.events import CheckStarted, EventEmitter, progress_of
 from rune_lsp.loop.model_call import ModelCalls
@@ -39,7 +39,7 @@ class RunChecks:
         """Before the first turn: the check's verdict joins the history."""
         report = await self._run()
         if report is not None:
-            add_first_check(self.state, report, verifies=self.config.candidates > 1)
+            add_first_check(self.state, report, verifies=verifies(self.config, self.checker))
 
     async def after_edits(self) -> str | None:
         """After edits landed: the run's final answer when the check now passes after a

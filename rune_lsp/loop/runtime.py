@@ -29,7 +29,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 
 from rune_lsp.answers import ROWS, TurnReading, system_text, turn_kind
-from rune_lsp.loop.candidates import retry_temperature
+from rune_lsp.loop.candidates import retry_temperature, verifies
 from rune_lsp.loop.config import LoopConfig, LoopConfigError
 from rune_lsp.loop.events import EventEmitter, EventSink, RunEnded, progress_of
 from rune_lsp.loop.messages import Message, RawToolCall, TurnCut
@@ -352,13 +352,13 @@ class _Run:
             return (*reading.native, *written), None
         # With candidate fixes checked, the current code sent back is a candidate that changed
         # nothing: it may be asked again as often as there are candidates left.
-        verifies = self.checks.checker is not None and self.config.candidates > 1
+        checked = verifies(self.config, self.checks.checker)
         return block_calls(
             self.state,
             reading.code,
             visible,
             code_first=code_first,
-            unchanged_notes=self.config.candidates - 1 if verifies else None,
+            unchanged_notes=self.config.candidates - 1 if checked else None,
         )
 
     async def _check_edits(self) -> Finished | None:
