@@ -21,14 +21,6 @@ def unchanged_head(target: str) -> str:
     return f"Your code block is the same as the current code of {target}: it changes nothing"
 
 
-def unchanged_text(target: str) -> str:
-    """A code block that is `target`'s code as it is now, while the check fails."""
-    return (
-        f"{unchanged_head(target)}, and the check still fails. Find the line of {target} that "
-        f"causes the failure, then {BLOCK_ASK}."
-    )
-
-
 def no_block_text(target: str) -> str:
     """A turn asked for code (the code-first turn) that answered with no code block at all."""
     return (

@@ -84,6 +84,12 @@ class Candidate:
         return "\n".join(part for part in parts if isinstance(part, str))
 
     @property
+    def paths(self) -> tuple[str, ...]:
+        """The files it changes, as the model named them (relative to the workspace)."""
+        named = (c.arguments.get("path") for c in self.calls)
+        return tuple(dict.fromkeys(path for path in named if isinstance(path, str)))
+
+    @property
     def key(self) -> tuple[tuple[str, str], ...]:
         """The files it makes: two candidates with one key get one check."""
         return tuple(sorted((change.path, change.new_text) for change in self.changes))
@@ -227,7 +233,13 @@ class CandidateSearch:
         """The next candidate: one model request (an iteration), its answer prepared."""
         number = len(tried) + 1
         shown = [
-            tried_fix_text(c.number, clip(c.code, CODE_SHOWN), c.report, c.problem)
+            tried_fix_text(
+                c.number,
+                clip(c.code, CODE_SHOWN),
+                c.report,
+                c.problem,
+                c.paths if set(c.paths) - {self.state.target} else (),  # the target goes unsaid
+            )
             for c in tried[-MAX_SHOWN_TRIED:]
         ]
         request = Message(role="user", content=candidate_request_text(shown, self.state.target))

@@ -13,10 +13,14 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from rune_lsp.answers.code.reading import CodeReading, FileEdit
-from rune_lsp.answers.code_prompts import no_block_text, unchanged_text
 from rune_lsp.loop.messages import Message, RawToolCall
 from rune_lsp.loop.ports import ToolExecutor
-from rune_lsp.loop.prompts import check_after_text, check_before_text, unchanged_check_text
+from rune_lsp.loop.prompts import (
+    check_after_text,
+    check_before_text,
+    no_block_text,
+    unchanged_text,
+)
 from rune_lsp.loop.state import CheckReport, RunState
 from rune_lsp.loop.statuses import LANDED
 from rune_lsp.loop.task import file_listing, is_test_path
@@ -45,19 +49,16 @@ def block_calls(
             return (), None  # quoting what the user just decided: the answer stands
         return edit_calls(reading), None
     refusal = reading.refusal if reading is not None else None
-    unchanged = bool(
-        reading is not None and reading.unchanged and state.check_fails_now and state.target
-    )
-    if unchanged and state.target:
-        # Asked to make a failing check pass, it showed the code as it is (bench/effect,
-        # 10_ranked and 19_running_total: the failing function, word for word). Without a
-        # failing check, the current code quoted ("the code is right") is an answer.
+    # The file whose current code came back while the check fails. Asked to make a failing
+    # check pass, the model showed the code as it is (bench/effect, 10_ranked and
+    # 19_running_total: the failing function, word for word). Without a failing check, the
+    # current code quoted ("the code is right") is an answer.
+    sent = reading.unchanged[0] if reading is not None and reading.unchanged else None
+    unchanged = False
+    if sent is not None and state.check_fails_now and state.target:
+        unchanged = True
         withheld, state.withheld_check = state.withheld_check, None
-        refusal = (
-            unchanged_text(state.target)
-            if withheld is None
-            else unchanged_check_text(withheld, state.target)
-        )
+        refusal = unchanged_text(sent, state.target, withheld)
     if code_first and reading == CodeReading() and state.target and visible.strip():
         refusal = no_block_text(state.target)  # asked for code only, it answered without
     retries = unchanged and unchanged_notes is not None
@@ -194,11 +195,34 @@ async def add_check_after_edits(
     True when it settles the run: it passes now, having failed before the first turn."""
     state.check_fails_now = not report.passed
     listing = None
-    if not report.passed and state.target is not None:
-        current = await _current(executor, state.target)
-        listing = file_listing(state.target, current) if current is not None else None
-    state.messages.append(Message(role="user", content=check_after_text(report, listing)))
+    shown = _shown_after_edits(state)
+    if not report.passed and shown is not None:
+        current = await _current(executor, shown)
+        listing = file_listing(shown, current) if current is not None else None
+    named = shown if shown != state.target else None
+    state.messages.append(Message(role="user", content=check_after_text(report, listing, named)))
     return report.passed and state.check_failing is not False
+
+
+def _shown_after_edits(state: RunState) -> str | None:
+    """The file a failing verdict shows as it reads now: the run's target, or on a test target
+    the file the latest landed edit changed (the module under test). Shown the test again
+    after its edit of textkit/report.py, Qwen2.5-Coder 1.5B re-sent its failed fix
+    (bench/effect corpus_multi 08_word_count, 2026-12-02)."""
+    target = state.target
+    if target is None or not is_test_path(target):
+        return target
+    landed = {record.call_id for record in state.call_log if record.status == "ok"}
+    for message in reversed(state.messages):
+        named = [
+            call.arguments.get("path")
+            for call in message.tool_calls
+            if call.name in ("edit_file", "write_file") and call.id in landed
+        ]
+        others = [path for path in named if isinstance(path, str) and path != target]
+        if others:
+            return others[-1]
+    return target
 
 
 async def _current(executor: ToolExecutor, target: str) -> str | None:

@@ -50,7 +50,9 @@ class CodeReading:
 
     edits: tuple[FileEdit, ...] = ()
     refusal: str | None = None  # told to the model: why no block was taken
-    unchanged: bool = False  # every block placed, and each is the code as it is now
+    #: Every block placed, and each is the code as it is now: the files they are code of (a
+    #: fix on a test names the module it sent back, not the test: bench/effect corpus_multi).
+    unchanged: tuple[str, ...] = ()
 
 
 def named_paths(answer: str, target: str) -> tuple[str, ...]:
@@ -89,7 +91,7 @@ def read_code(answer: str, files: Mapping[str, str], target: str) -> CodeReading
     missed = next((r for r in readings if r.miss is not None), None)
     if missed is not None and missed.miss is not None:
         return CodeReading(refusal=prompts.refusal(missed.miss, missed.path))
-    return CodeReading(unchanged=bool(readings))
+    return CodeReading(unchanged=tuple(r.path for r in readings))
 
 
 @dataclass(frozen=True)
