@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from bench.effect import mine_release_bugs as mine
+from bench.effect import pypi_sdists
 from bench.effect import release_bugs as rb
+from bench.effect import release_changes as changes
 from bench.effect.bench import choose_tasks
 from bench.effect.corpus import check_task, is_fixed, load_corpus, make_workspace
 from tests.effect_bench import fake_release as fake
@@ -40,25 +42,27 @@ def test_the_fix_is_one_hunk_in_one_module_and_the_version_bump_does_not_count(
     releases: tuple[Path, Path],
 ) -> None:
     changed = rb.change(*releases)
-    assert changed == rb.Change((rb.ModuleChange(fake.MODULE, hunks=1, lines=2),))
+    assert changed == changes.Change(
+        (changes.ModuleChange(fake.MODULE, hunks=1, lines=2, small_hunks=(0,)),)
+    )
     assert changed.why_not() is None and changed.candidates() == (fake.MODULE,)
 
 
 def test_larger_changes_are_dropped_with_their_reason() -> None:
-    small, large = rb.ModuleChange("a.py", 2, 4), rb.ModuleChange("b.py", 3, 6)
-    assert rb.Change((large,)).why_not() == "3 hunks"
-    assert rb.Change((rb.ModuleChange("a.py", 1, 16),)).why_not() == "16 lines changed"
-    assert rb.Change(()).why_not() == "0 modules changed"
-    assert rb.Change((large, large)).why_not() == "no small change among 2 modules"
-    assert rb.Change((small,) * 7).why_not() == "7 modules changed"
+    small, large = changes.ModuleChange("a.py", 2, 4), changes.ModuleChange("b.py", 3, 6)
+    assert changes.Change((large,)).why_not() == "3 hunks"
+    assert changes.Change((changes.ModuleChange("a.py", 1, 16),)).why_not() == "16 lines changed"
+    assert changes.Change(()).why_not() == "0 modules changed"
+    assert changes.Change((large, large)).why_not() == "no small change among 2 modules"
+    assert changes.Change((small,) * 7).why_not() == "7 modules changed"
     # A release that also changed other modules: the small change is a candidate, which the
     # miner keeps only if the failing tests pass with it alone.
-    assert rb.Change((large, small)).candidates() == ("a.py",)
-    assert rb.Change((small,) * 7).candidates() == ()
+    assert changes.Change((large, small)).candidates() == ("a.py",)
+    assert changes.Change((small,) * 7).candidates() == ()
     old = "def f():\n    return 1\n\n\ndef g():\n    return 2\n\n\ndef h():\n    return 3\n"
     new = old.replace("1", "10").replace("2", "20").replace("3", "30")
-    assert rb.code_hunks(old, new) == (3, 6)
-    assert rb.code_hunks('__version__ = "1"\n', '__version__ = "2"\n') == (0, 0)
+    assert changes.code_hunks(old, new) == (3, 6)
+    assert changes.code_hunks('__version__ = "1"\n', '__version__ = "2"\n') == (0, 0)
 
 
 def test_the_library_is_its_packages_without_their_tests_and_a_src_layout_is_flattened(
@@ -133,14 +137,14 @@ def test_a_recipe_whose_fix_does_not_hold_is_unsound(cache: Path, tmp_path: Path
 def test_a_recipe_without_its_sdist_is_skipped_with_the_reason(
     cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def offline(package: str, version: str, destination: Path) -> None:
-        raise rb.RecipeError(f"pip download {package}=={version}: no network here")
+    def offline(package: str, version: str, destination: Path, cache: Path) -> None:
+        raise pypi_sdists.SdistError(f"download of {package}=={version}: no network here")
 
-    monkeypatch.setattr(rb, "_download", offline)
+    monkeypatch.setattr(pypi_sdists, "download", offline)
     missing = rb.Recipe(**{**RECIPE.__dict__, "new": "1.0.2"})
     built = rb.build(tmp_path / "built", "release", [missing, RECIPE], cache)
     assert built.tasks == ("01_tally_1.0.0_1.0.1",)
-    assert built.skipped == {"tally_1.0.0_1.0.2": "pip download tally==1.0.2: no network here"}
+    assert built.skipped == {"tally_1.0.0_1.0.2": "download of tally==1.0.2: no network here"}
 
 
 def test_an_archive_reaching_outside_its_folder_is_refused(tmp_path: Path) -> None:
@@ -149,7 +153,7 @@ def test_an_archive_reaching_outside_its_folder_is_refused(tmp_path: Path) -> No
     with tarfile.open(archive, "w:gz") as packed:
         packed.add(tmp_path / "payload.txt", arcname="../escaped.txt")
     with pytest.raises(tarfile.TarError):
-        rb.unpack(archive, tmp_path / "out")
+        pypi_sdists.unpack(archive, tmp_path / "out")
     assert not (tmp_path / "escaped.txt").exists()
 
 
@@ -170,7 +174,8 @@ def test_the_committed_recipes_load() -> None:
 
 def test_the_miner_finds_the_test_that_pins_the_fix(cache: Path) -> None:
     verdict = mine.mine_pair(fake.PACKAGE, fake.OLD, fake.NEW, cache)
-    assert verdict.kept and verdict.recipe == {**RECIPE.__dict__, "test_ids": RECIPE.test_ids}
+    expected = {**RECIPE.__dict__, "test_ids": RECIPE.test_ids, "module_hunks": 1}
+    assert verdict.kept and verdict.recipe == expected
 
 
 def test_the_miner_pairs_patch_releases_and_reads_pytests_summary() -> None:
