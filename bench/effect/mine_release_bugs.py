@@ -165,7 +165,7 @@ def patch_pairs(available: list[str], most: int | None = MAX_PAIRS) -> list[tupl
     pairs = [
         (str(a), str(b)) for a, b in itertools.pairwise(parsed) if a.release[:2] == b.release[:2]
     ]
-    return pairs if most is None else pairs[len(pairs) - most :] if most else []
+    return pairs if most is None else pairs[max(0, len(pairs) - most) :] if most else []
 
 
 def run_pytest(workspace: Path, args: list[str]) -> tuple[int, str]:
