@@ -5,10 +5,12 @@ that the miner finds the test that pins the fix. No network: the sdists sit in t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import tarfile
 from pathlib import Path
 
+import httpx
 import pytest
 
 from bench.effect import mine_release_bugs as mine
@@ -141,10 +143,10 @@ def test_a_recipe_without_its_sdist_is_skipped_with_the_reason(
         raise pypi_sdists.SdistError(f"download of {package}=={version}: no network here")
 
     monkeypatch.setattr(pypi_sdists, "download", offline)
-    missing = rb.Recipe(**{**RECIPE.__dict__, "new": "1.0.2"})
+    missing = rb.Recipe(**{**RECIPE.__dict__, "new": "1.0.3"})
     built = rb.build(tmp_path / "built", "release", [missing, RECIPE], cache)
     assert built.tasks == ("01_tally_1.0.0_1.0.1",)
-    assert built.skipped == {"tally_1.0.0_1.0.2": "download of tally==1.0.2: no network here"}
+    assert built.skipped == {"tally_1.0.0_1.0.3": "download of tally==1.0.3: no network here"}
 
 
 def test_an_archive_reaching_outside_its_folder_is_refused(tmp_path: Path) -> None:
@@ -191,3 +193,108 @@ def test_the_miner_pairs_patch_releases_and_reads_pytests_summary() -> None:
         False,
     )
     assert mine.failing("ERROR tests/test_a.py::test_x - fixture 'db' not found\n")[1]
+
+
+def test_a_fix_among_other_hunks_of_its_module_is_found_as_that_one_hunk(cache: Path) -> None:
+    old = pypi_sdists.sdist(fake.PACKAGE, fake.OLD, cache)
+    noisy = pypi_sdists.sdist(fake.PACKAGE, fake.NOISY, cache)
+    changed = rb.change(old, noisy)
+    assert changed.why_not() == "3 hunks" and changed.candidates() == ()
+    assert changed.single_hunks() == ((fake.MODULE, 0), (fake.MODULE, 1), (fake.MODULE, 2))
+    verdict = mine.mine_pair(fake.PACKAGE, fake.OLD, fake.NOISY, cache)
+    assert verdict.kept and verdict.reason == f"{fake.MODULE} hunk 1"
+    assert verdict.recipe is not None
+    recipe = rb.recipe_from(verdict.recipe)
+    assert (recipe.hunk, recipe.module_hunks, recipe.modules_changed) == (1, 3, 1)
+    assert not recipe.strict and RECIPE.strict
+
+
+def test_a_one_hunk_task_is_the_old_module_with_that_hunk_and_is_sound(
+    cache: Path, tmp_path: Path
+) -> None:
+    recipe = rb.Recipe(**{**RECIPE.__dict__, "new": fake.NOISY, "hunk": 1, "module_hunks": 3})
+    built = rb.build(tmp_path / "built", "release", [recipe], cache)
+    (task,) = load_corpus("release", built.root)
+    fixed = task.source("reference.py")
+    assert fixed == fake.CORE.format(rest=0, head="", tail="")  # no SEPARATOR, no count_odd
+    assert check_task(task).sound
+    wrong = rb.Recipe(**{**recipe.__dict__, "hunk": 3})
+    built = rb.build(tmp_path / "wrong", "release", [wrong], cache)
+    assert built.tasks == () and "has 3 hunks, not one numbered 3" in built.skipped[wrong.name]
+
+
+def test_hunks_are_numbered_in_diff_order_and_each_applies_alone() -> None:
+    old = 'A = 1\n__version__ = "1"\nX = 0\nB = 2\nC = 3\nD = 4'
+    new = 'A = 1\n__version__ = "2"\nX = 0\nB = 20\nC = 3\nE = 5\nD = 4\nF = 6'
+    found = changes.hunks(old, new)
+    assert [(h.index, h.version_only, h.lines, h.small) for h in found] == [
+        (0, True, 2, False),
+        (1, False, 2, True),
+        (2, False, 1, True),
+        (3, False, 1, True),
+    ]
+    assert changes.code_hunks(old, new) == (3, 4)
+    assert changes.apply_hunk(old, new, 1) == old.replace("B = 2", "B = 20")
+    assert changes.apply_hunk(old, new, 2) == old.replace("C = 3\n", "C = 3\nE = 5\n")
+    assert changes.apply_hunk(old, new, 3) == old + "\nF = 6"  # after a last line without \n
+    assert changes.apply_hunk("a\nb\nc\n", "a\nc\n", 0) == "a\nc\n"
+    with pytest.raises(IndexError):
+        changes.apply_hunk(old, new, 4)
+    # Only a module the older release has can take a hunk alone; a long hunk is no fix.
+    long = "".join(f"x{i} = {i}\n" for i in range(16))
+    change = changes.change({"a.py": "x = 1\n"}, {"a.py": "x = 2\n" + long, "b.py": "y = 1\n"})
+    assert change.single_hunks() == ()
+    assert changes.change({"a.py": "x = 1\n"}, {"a.py": "x = 2\n"}).single_hunks() == (("a.py", 0),)
+
+
+def test_the_sdist_comes_from_pypis_json_api_and_a_wrong_digest_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    top = fake.write_release(tmp_path / "release", fake.OLD)
+    archive = tmp_path / "tally-1.0.0.tar.gz"
+    with tarfile.open(archive, "w:gz") as packed:
+        packed.add(top, arcname=top.name)
+    content = archive.read_bytes()
+    digest = {"good": hashlib.sha256(content).hexdigest()}
+    asked: list[str] = []
+
+    def get(url: str, **_: object) -> httpx.Response:
+        asked.append(url)
+        request = httpx.Request("GET", url)
+        if url.endswith("/json"):
+            upload = {
+                "packagetype": "sdist",
+                "filename": archive.name,
+                "url": "../../packages/ab/tally-1.0.0.tar.gz",
+                "digests": {"sha256": digest["good"]},
+            }
+            wheel = {**upload, "packagetype": "bdist_wheel", "filename": "tally.whl"}
+            releases = {fake.OLD: [wheel, upload], "1.0.1": [wheel]}
+            return httpx.Response(200, json={"releases": releases}, request=request)
+        return httpx.Response(200, content=content, request=request)
+
+    monkeypatch.setattr(pypi_sdists.httpx, "get", get)
+    cache = tmp_path / "cache"
+    assert mine.versions(fake.PACKAGE, cache) == [fake.OLD]  # 1.0.1 has no sdist
+    assert (pypi_sdists.sdist(fake.PACKAGE, fake.OLD, cache) / "tally" / "core.py").is_file()
+    assert asked == [
+        "https://pypi.org/pypi/tally/json",
+        "https://pypi.org/packages/ab/tally-1.0.0.tar.gz",
+    ]
+    index = json.loads((cache / "index" / "tally.json").read_text())
+    digest["good"] = "0" * 64  # a second cache: the index is asked again, the file differs
+    with pytest.raises(pypi_sdists.SdistError, match="the sha256 digest is not PyPI's"):
+        pypi_sdists.sdist(fake.PACKAGE, fake.OLD, tmp_path / "other")
+    assert index[fake.OLD]["sha256"] == hashlib.sha256(content).hexdigest()
+    assert not (tmp_path / "other" / "sdists" / "tally-1.0.0").exists()
+
+
+def test_a_package_with_few_patch_pairs_keeps_them_all() -> None:
+    available = ["1.0.0", "1.0.1", "1.0.2", "1.1.0", "1.1.1"]
+    assert mine.patch_pairs(available, 15) == [
+        ("1.0.0", "1.0.1"),
+        ("1.0.1", "1.0.2"),
+        ("1.1.0", "1.1.1"),
+    ]
+    assert mine.patch_pairs(available, 1) == [("1.1.0", "1.1.1")]
+    assert len(mine.patch_pairs(available, None)) == 3
