@@ -273,7 +273,7 @@ def test_the_sdist_comes_from_pypis_json_api_and_a_wrong_digest_is_refused(
             return httpx.Response(200, json={"releases": releases}, request=request)
         return httpx.Response(200, content=content, request=request)
 
-    monkeypatch.setattr(pypi_sdists.httpx, "get", get)
+    monkeypatch.setattr(httpx, "get", get)
     cache = tmp_path / "cache"
     assert mine.versions(fake.PACKAGE, cache) == [fake.OLD]  # 1.0.1 has no sdist
     assert (pypi_sdists.sdist(fake.PACKAGE, fake.OLD, cache) / "tally" / "core.py").is_file()
