@@ -18,6 +18,7 @@ from bench.effect import pypi_sdists
 from bench.effect import release_bugs as rb
 from bench.effect import release_changes as changes
 from bench.effect.bench import choose_tasks
+from bench.effect.check_release_bugs import check_recipes
 from bench.effect.corpus import check_task, is_fixed, load_corpus, make_workspace
 from tests.effect_bench import fake_release as fake
 
@@ -298,3 +299,12 @@ def test_a_package_with_few_patch_pairs_keeps_them_all() -> None:
     ]
     assert mine.patch_pairs(available, 1) == [("1.1.0", "1.1.1")]
     assert len(mine.patch_pairs(available, None)) == 3
+
+
+def test_the_check_without_a_model_reports_an_unsound_recipe(cache: Path, tmp_path: Path) -> None:
+    passing = rb.Recipe(**{**RECIPE.__dict__, "old": fake.NEW, "new": fake.NOISY})
+    checked = check_recipes((RECIPE, passing), tmp_path, cache)
+    assert [c.problem for c in checked] == [
+        None,
+        "release unsound: fails before False, passes after True",
+    ]
