@@ -2,18 +2,26 @@
 
     nice -n 19 .venv/bin/python -m bench.effect.mine_release_bugs            # every package
     nice -n 19 .venv/bin/python -m bench.effect.mine_release_bugs humanize parse
+    nice -n 19 .venv/bin/python -m bench.effect.mine_release_bugs --all-pairs   # not 15 each
     .venv/bin/python -m bench.effect.mine_release_bugs --recipes-only   # from the verdicts
 
-For each hand-picked package (PACKAGES: small, pure Python, tests shipped in the sdist): one
-`pip index versions`, then each pair of consecutive releases of the same major.minor (a patch
-release and the one before it; the newest MAX_PAIRS pairs), both sdists downloaded by
-`pip download --no-deps --no-binary :all:` into release_bugs.CACHE. A pair is kept when the
-library changed in at most 6 modules, one of them by one or two hunks of at most 15 changed
-lines (version lines not counted), and a test file the newer release added or changed has
-tests that fail on the older library and pass with only that module new, run with the bench's
-own pytest in the recipe's workspace (release_bugs.lay_out), each run under a time-out. Kept
-pairs are written to release_bugs.json; why every other pair was dropped is printed, and each
-pair's verdict is kept in CACHE/mined.jsonl so a second run only looks at pairs not seen yet.
+For each hand-picked package (PACKAGES: small, pure Python, tests shipped in the sdist): its
+releases from PyPI's JSON API, then each pair of consecutive releases of the same major.minor
+(a patch release and the one before it; the newest MAX_PAIRS pairs, or all), newest first,
+both sdists downloaded into release_bugs.CACHE (bench/effect/pypi_sdists.py). For a test file
+the newer release added or changed, the tests that fail on the older library (run with the
+bench's own pytest in the recipe's workspace, release_bugs.lay_out, each run under a
+time-out) must pass with only the fix applied, and then fail and pass alone both ways:
+
+- the strict rule: the release changed at most 6 modules, one of them by one or two hunks of
+  at most 15 changed lines (version lines not counted), and the fix is that module whole;
+- else one hunk: the tests pass with the whole newer library, and with only one hunk of at
+  most 15 changed lines of one changed module applied to the older module (each tried alone,
+  at most MAX_HUNK_TRIES per test file; release_changes.Change.single_hunks).
+
+Kept pairs are written to release_bugs.json; why every other pair was dropped is printed, and
+each pair's verdict is kept in CACHE/mined.jsonl so a second run only looks at pairs not seen
+yet.
 """
 
 from __future__ import annotations
@@ -39,91 +47,8 @@ from bench.effect import release_bugs as rb
 from bench.effect import release_changes as changes
 from bench.effect.corpus import PYTEST
 from bench.effect.release_changes import Change
+from bench.effect.release_packages import PACKAGES
 
-PACKAGES = (
-    "humanize",
-    "python-slugify",
-    "more-itertools",
-    "toolz",
-    "boltons",
-    "inflect",
-    "tabulate",
-    "cachetools",
-    "semver",
-    "parse",
-    "jmespath",
-    "jsonpointer",
-    "pyparsing",
-    "text-unidecode",
-    "isodate",
-    "python-dateutil",
-    "pytimeparse",
-    "num2words",
-    "roman",
-    "webcolors",
-    "sqlparse",
-    "tomlkit",
-    "wcwidth",
-    "marshmallow",
-    "python-box",
-    "validators",
-    "parsimonious",
-    "pathspec",
-    # added for issue 26's 60 recipes: small, pure Python, tests in the sdist
-    "Markdown",
-    "markdown2",
-    "mistune",
-    "xmltodict",
-    "natsort",
-    "bidict",
-    "glom",
-    "funcy",
-    "pydash",
-    "inflection",
-    "docopt",
-    "prettytable",
-    "texttable",
-    "jsonpatch",
-    "jsonpath-ng",
-    "dpath",
-    "schema",
-    "voluptuous",
-    "Cerberus",
-    "croniter",
-    "parsedatetime",
-    "iso8601",
-    "pyhumps",
-    "colorama",
-    "termcolor",
-    "sortedcontainers",
-    "tomli",
-    "packaging",
-    "pyflakes",
-    "pycodestyle",
-    "isort",
-    "cssselect",
-    "soupsieve",
-    "bleach",
-    "feedparser",
-    "mdurl",
-    "markdown-it-py",
-    "emoji",
-    "ftfy",
-    "python-crontab",
-    "email-validator",
-    "nameparser",
-    "attrs",
-    "click",
-    "itsdangerous",
-    "six",
-    "simplejson",
-    "chardet",
-    "toml",
-    "mccabe",
-    "pep8-naming",
-    "pyrsistent",
-    "atomicwrites",
-)
 MAX_PAIRS = 15  # the newest patch pairs of a package
 MAX_TEST_FILES = 4  # changed test files tried per pair
 MAX_HUNK_TRIES = 24  # single hunks tried per test file

@@ -1,13 +1,15 @@
 """The `release` and `release_multi` corpora (issue 26, point 3): bugs real people made and
 fixed in a patch release of a small pure-Python library, built at bench time from the two
-releases' sdists on PyPI. Only the recipes (release_bugs.json: names, versions, paths, test
-ids) are committed; no third-party code is.
+releases' sdists on PyPI. Only the recipes (release_bugs.json: names, versions, paths, hunk
+numbers, test ids) are committed; no third-party code is.
 
 A recipe names a package, a release and the patch release after it, a module the newer
-release changed by one or two hunks, the newer release's test file and the tests in it that
-fail on the older source and pass with only that module new (bench/effect/
-mine_release_bugs.py finds them). `build` downloads both sdists into CACHE (`pip download`,
-the registry's own client) and writes each recipe in the `ws/` layout of
+release changed, the newer release's test file and the tests in it that fail on the older
+source and pass with only the fix applied (bench/effect/mine_release_bugs.py finds them). The
+fix is either the newer module whole (one or two small hunks: the strict rule) or, when the
+recipe names a `hunk`, that one hunk of the module's diff applied alone to the older module
+(bench/effect/release_changes.py). `build` downloads both sdists into CACHE (PyPI's JSON API,
+digest checked: bench/effect/pypi_sdists.py) and writes each recipe in the `ws/` layout of
 bench/effect/corpus.py:
 
     ws/<package>/...                 the older release's library (a src/ layout flattened),
@@ -17,7 +19,8 @@ bench/effect/corpus.py:
                                      (conftest.py, __init__.py, helpers)
     ws/<name>-<old>.dist-info/       the older sdist's PKG-INFO as METADATA, so a package that
                                      reads its own version (importlib.metadata) imports
-    reference.py                     the newer release's module
+    reference.py                     the fixed module: the newer release's, or the older one
+                                     with the fix's one hunk
     task.json                        `release`: pointed at the module; `release_multi`: at the
                                      test file ("The test T fails. Fix the bug.")
 
