@@ -306,5 +306,5 @@ def test_the_check_without_a_model_reports_an_unsound_recipe(cache: Path, tmp_pa
     checked = check_recipes((RECIPE, passing), tmp_path, cache)
     assert [c.problem for c in checked] == [
         None,
-        "release unsound: fails before False, passes after True",
+        "unsound: fails before False, passes after True",
     ]
