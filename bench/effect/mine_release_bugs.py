@@ -79,7 +79,8 @@ def versions(package: str, cache: Path = pypi_sdists.CACHE) -> list[str]:
 
 
 def patch_pairs(available: list[str], most: int | None = MAX_PAIRS) -> list[tuple[str, str]]:
-    """Consecutive final releases with the same major.minor, the newest `most` (None: all)."""
+    """Consecutive final releases with the same major.minor, the newest `most` (None: all),
+    spelled as PyPI lists them (Unidecode's 0.04.20 is no 0.4.20 there)."""
     parsed = []
     for text in available:
         try:
@@ -87,10 +88,12 @@ def patch_pairs(available: list[str], most: int | None = MAX_PAIRS) -> list[tupl
         except InvalidVersion:
             continue
         if not version.is_prerelease and not version.is_devrelease:
-            parsed.append(version)
+            parsed.append((version, text))
     parsed.sort()
     pairs = [
-        (str(a), str(b)) for a, b in itertools.pairwise(parsed) if a.release[:2] == b.release[:2]
+        (a, b)
+        for (va, a), (vb, b) in itertools.pairwise(parsed)
+        if va.release[:2] == vb.release[:2]
     ]
     return pairs if most is None else pairs[max(0, len(pairs) - most) :] if most else []
 

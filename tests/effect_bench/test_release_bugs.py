@@ -299,6 +299,7 @@ def test_a_package_with_few_patch_pairs_keeps_them_all() -> None:
     ]
     assert mine.patch_pairs(available, 1) == [("1.1.0", "1.1.1")]
     assert len(mine.patch_pairs(available, None)) == 3
+    assert mine.patch_pairs(["0.04.19", "0.04.20"]) == [("0.04.19", "0.04.20")]
 
 
 def test_the_check_without_a_model_reports_an_unsound_recipe(cache: Path, tmp_path: Path) -> None:
