@@ -1,13 +1,15 @@
 """The `release` and `release_multi` corpora (issue 26, point 3): bugs real people made and
 fixed in a patch release of a small pure-Python library, built at bench time from the two
-releases' sdists on PyPI. Only the recipes (release_bugs.json: names, versions, paths, test
-ids) are committed; no third-party code is.
+releases' sdists on PyPI. Only the recipes (release_bugs.json: names, versions, paths, hunk
+numbers, test ids) are committed; no third-party code is.
 
 A recipe names a package, a release and the patch release after it, a module the newer
-release changed by one or two hunks, the newer release's test file and the tests in it that
-fail on the older source and pass with only that module new (bench/effect/
-mine_release_bugs.py finds them). `build` downloads both sdists into CACHE (`pip download`,
-the registry's own client) and writes each recipe in the `ws/` layout of
+release changed, the newer release's test file and the tests in it that fail on the older
+source and pass with only the fix applied (bench/effect/mine_release_bugs.py finds them). The
+fix is either the newer module whole (one or two small hunks: the strict rule) or, when the
+recipe names a `hunk`, that one hunk of the module's diff applied alone to the older module
+(bench/effect/release_changes.py). `build` downloads both sdists into CACHE (PyPI's JSON API,
+digest checked: bench/effect/pypi_sdists.py) and writes each recipe in the `ws/` layout of
 bench/effect/corpus.py:
 
     ws/<package>/...                 the older release's library (a src/ layout flattened),
@@ -17,7 +19,8 @@ bench/effect/corpus.py:
                                      (conftest.py, __init__.py, helpers)
     ws/<name>-<old>.dist-info/       the older sdist's PKG-INFO as METADATA, so a package that
                                      reads its own version (importlib.metadata) imports
-    reference.py                     the newer release's module
+    reference.py                     the fixed module: the newer release's, or the older one
+                                     with the fix's one hunk
     task.json                        `release`: pointed at the module; `release_multi`: at the
                                      test file ("The test T fails. Fix the bug.")
 
@@ -27,12 +30,9 @@ Whether each task fails before and passes after is the bench's soundness check
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 import shutil
-import subprocess
-import sys
 import tarfile
 import zipfile
 from collections.abc import Iterable, Mapping, Sequence
@@ -40,17 +40,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from bench.effect import release_changes as changes
 from bench.effect.corpus import WORKSPACE
+from bench.effect.pypi_sdists import CACHE, SdistError, sdist, slug
 from bench.effect.real_bugs import Built
+from bench.effect.release_changes import Change
 
 RECIPES = Path(__file__).with_name("release_bugs.json")
-CACHE = Path.home() / ".cache" / "rune-lsp" / "release-bugs"
 KINDS = ("release", "release_multi")
-MAX_HUNKS = 2
-#: A release that changed more modules than this is a refactoring, not a fix.
-MAX_MODULES = 6
-MAX_CHANGED_LINES = 15
-DOWNLOAD_TIMEOUT = 300.0
 #: Folders of an sdist that hold no library code.
 NOT_LIBRARY = frozenset(
     {"tests", "test", "testing", "docs", "doc", "examples", "example", "benchmarks", "bench"}
@@ -59,8 +56,6 @@ NOT_LIBRARY = frozenset(
 NOT_MODULES = frozenset(
     {"setup.py", "conftest.py", "noxfile.py", "tasks.py", "fabfile.py", "test.py", "tests.py"}
 )
-#: A line that only names the release: a version bump is no part of the fix.
-VERSION_LINE = re.compile(r"""^\s*(__version__|version|VERSION|__version_info__)\s*[:=]""")
 #: A test id the check runs, shell-safe: the file, then `::`-separated names (no parameters).
 TEST_ID = re.compile(r"^[\w./-]+\.py(::\w+)+$")
 
@@ -79,56 +74,26 @@ class Recipe:
     test_ids: tuple[str, ...]  # node ids in `test` that fail on `old` and pass on `new`
     #: Modules the release changed: 1, or more when the tests pass with `module` alone new.
     modules_changed: int = 1
+    #: None: the fix is the newer release's whole `module` (one or two small hunks). Else the
+    #: number of the one hunk of the module's diff (release_changes.hunks) that is the fix:
+    #: the reference is the older module with only that hunk applied.
+    hunk: int | None = None
+    #: The hunks the release changed in `module`, version lines left out.
+    module_hunks: int = 0
+
+    @property
+    def strict(self) -> bool:
+        """The strict rule: the release changed this one module, and the fix is all of it."""
+        return self.modules_changed == 1 and self.hunk is None
 
     @property
     def name(self) -> str:
-        return f"{_slug(self.package)}_{self.old}_{self.new}"
+        return f"{slug(self.package)}_{self.old}_{self.new}"
 
     def check(self) -> None:
         bad = [i for i in self.test_ids if not TEST_ID.match(i) or not i.startswith(self.test)]
         if not self.test_ids or bad:
             raise RecipeError(f"{self.name}: test ids {bad or 'none'} are not ids in {self.test}")
-
-
-@dataclass(frozen=True)
-class ModuleChange:
-    """How one module differs between two releases, version lines left out."""
-
-    module: str  # its workspace path
-    hunks: int
-    lines: int  # lines removed plus lines added
-
-    def why_not(self) -> str | None:
-        """Why this is not a fix of one or two small hunks, or None."""
-        if not 1 <= self.hunks <= MAX_HUNKS:
-            return f"{self.hunks} hunks"
-        if self.lines > MAX_CHANGED_LINES:
-            return f"{self.lines} lines changed"
-        return None
-
-
-@dataclass(frozen=True)
-class Change:
-    """How the library's modules differ between two releases."""
-
-    modules: tuple[ModuleChange, ...]
-
-    def candidates(self) -> tuple[str, ...]:
-        """The modules whose own change is a small fix: the one the newer tests need is found
-        by running them with only that module new (mine_release_bugs.try_test)."""
-        if self.why_not():
-            return ()
-        return tuple(m.module for m in self.modules if m.why_not() is None)
-
-    def why_not(self) -> str | None:
-        """Why no module of the change can be a task, or None."""
-        if not self.modules or len(self.modules) > MAX_MODULES:
-            return f"{len(self.modules)} modules changed"
-        if len(self.modules) == 1:
-            return self.modules[0].why_not()
-        if all(m.why_not() for m in self.modules):
-            return f"no small change among {len(self.modules)} modules"
-        return None
 
 
 def load_recipes(path: Path = RECIPES) -> tuple[Recipe, ...]:
@@ -149,82 +114,6 @@ def recipe_from(entry: Mapping[str, Any]) -> Recipe:
 def write_recipes(path: Path, recipes: Iterable[Recipe], note: str) -> None:
     entries = [asdict(r) for r in recipes]
     path.write_text(json.dumps({"note": note, "recipes": entries}, indent=1) + "\n", "utf-8")
-
-
-def _slug(package: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "_", package).lower()
-
-
-# --- sdists -------------------------------------------------------------------------------
-
-
-def sdist(package: str, version: str, cache: Path = CACHE) -> Path:
-    """The unpacked sdist of `package==version` (downloaded by pip into `cache` once)."""
-    unpacked = cache / "src" / f"{_slug(package)}-{version}"
-    if unpacked.is_dir():
-        return _only_child(unpacked)
-    archives = cache / "sdists" / f"{_slug(package)}-{version}"
-    if not archives.is_dir() or not any(archives.iterdir()):
-        _download(package, version, archives)
-    archive = next(iter(sorted(archives.iterdir())))
-    partial = unpacked.with_name(unpacked.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    unpack(archive, partial)
-    partial.rename(unpacked)
-    return _only_child(unpacked)
-
-
-def _download(package: str, version: str, destination: Path) -> None:
-    """`pip download` the sdist: first with the build backends this Python has (pip reads the
-    sdist's metadata, a few seconds), else in pip's own isolated build environment (which
-    fetches the backend each time: several times slower)."""
-    partial = destination.with_name(destination.name + ".partial")
-    argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"]
-    argv += ["--quiet", f"{package}=={version}", "-d", str(partial)]
-    error = "no sdist"
-    for isolation in (["--no-build-isolation"], []):
-        shutil.rmtree(partial, ignore_errors=True)
-        try:
-            done = subprocess.run(
-                [*argv, *isolation],
-                capture_output=True,
-                text=True,
-                timeout=DOWNLOAD_TIMEOUT,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            error = "timed out"
-            continue
-        if done.returncode == 0 and partial.is_dir() and any(partial.iterdir()):
-            partial.rename(destination)
-            return
-        error = ((done.stderr or done.stdout).strip().splitlines() or [error])[-1]
-    raise RecipeError(f"pip download {package}=={version}: {error}")
-
-
-def unpack(archive: Path, destination: Path) -> None:
-    """Unpack a .tar.gz or .zip sdist, refusing members that would land outside."""
-    destination.mkdir(parents=True)
-    if archive.name.endswith(".zip"):
-        with zipfile.ZipFile(archive) as packed:
-            for member in packed.namelist():
-                _inside(destination, member)
-            packed.extractall(destination)
-        return
-    with tarfile.open(archive) as packed:
-        packed.extractall(destination, filter="data")
-
-
-def _inside(root: Path, member: str) -> None:
-    if not (root / member).resolve().is_relative_to(root.resolve()):
-        raise RecipeError(f"{member} would unpack outside {root}")
-
-
-def _only_child(unpacked: Path) -> Path:
-    children = [p for p in unpacked.iterdir() if p.is_dir()]
-    if len(children) != 1:
-        raise RecipeError(f"{unpacked} does not hold one sdist folder")
-    return children[0]
 
 
 # --- the library and its change -----------------------------------------------------------
@@ -264,35 +153,10 @@ def _is_library_module(name: str) -> bool:
 def change(old: Path, new: Path) -> Change:
     """How the library's Python modules differ from the old sdist to the new one."""
     before, after = library_files(old), library_files(new)
-    modules = []
-    for name in sorted(set(before) | set(after)):
-        if not name.endswith(".py") or name.rsplit("/", 1)[-1] in {"_version.py", "version.py"}:
-            continue
-        counted, lines = code_hunks(_text(before.get(name)), _text(after.get(name)))
-        if counted:
-            modules.append(ModuleChange(name, counted, lines))
-    return Change(tuple(modules))
-
-
-def code_hunks(before: str, after: str) -> tuple[int, int]:
-    """The hunks of a diff that change more than a version line, and their changed lines."""
-    counted, lines = 0, 0
-    for hunk in _hunks(before, after):
-        if not all(VERSION_LINE.match(line[1:]) for line in hunk):
-            counted += 1
-            lines += len(hunk)
-    return counted, lines
-
-
-def _hunks(before: str, after: str) -> list[list[str]]:
-    diff = difflib.unified_diff(before.splitlines(), after.splitlines(), n=0, lineterm="")
-    found: list[list[str]] = []
-    for line in diff:
-        if line.startswith("@@"):
-            found.append([])
-        elif found and line[:1] in "+-" and not line.startswith(("+++", "---")):
-            found[-1].append(line)
-    return found
+    return changes.change(
+        {name: _text(path) for name, path in before.items() if name.endswith(".py")},
+        {name: _text(path) for name, path in after.items() if name.endswith(".py")},
+    )
 
 
 def _text(path: Path | None) -> str:
@@ -384,7 +248,7 @@ def _dist_name(info: Path) -> tuple[str, str]:
         for line in info.read_text(encoding="utf-8", errors="replace").splitlines()
         if ": " in line and line.split(": ", 1)[0] in {"Name", "Version"}
     )
-    return _slug(fields.get("Name", "unknown")), fields.get("Version", "0")
+    return slug(fields.get("Name", "unknown")), fields.get("Version", "0")
 
 
 def _copy(source: Path, destination: Path) -> None:
@@ -392,12 +256,25 @@ def _copy(source: Path, destination: Path) -> None:
     shutil.copyfile(source, destination)
 
 
+def reference(recipe: Recipe, old: Path, new: Path) -> str:
+    """The fixed module: the newer release's, or the older one with only the fix's hunk."""
+    newer, older = library_files(new).get(recipe.module), library_files(old).get(recipe.module)
+    if newer is None:
+        raise RecipeError(f"{new.name} has no module {recipe.module}")
+    if recipe.hunk is None:
+        return _text(newer)
+    if older is None:
+        raise RecipeError(f"{old.name} has no module {recipe.module}")
+    try:
+        return changes.apply_hunk(_text(older), _text(newer), recipe.hunk)
+    except IndexError as exc:
+        raise RecipeError(f"{recipe.name}: {exc}") from exc
+
+
 def write_task(recipe: Recipe, old: Path, new: Path, kind: str, destination: Path) -> None:
     lay_out(old, new, recipe.test, destination / WORKSPACE)
-    reference = library_files(new).get(recipe.module)
-    if reference is None:
-        raise RecipeError(f"{new.name} has no module {recipe.module}")
-    _copy(reference, destination / "reference.py")
+    fixed = reference(recipe, old, new)
+    (destination / "reference.py").write_text(fixed, encoding="utf-8")
     meta = {
         "kind": kind,
         "bug": f"{recipe.package} {recipe.old} -> {recipe.new}: {recipe.module}",
@@ -428,7 +305,7 @@ def build(
                 sdist(recipe.package, recipe.new, cache),
             )
             write_task(recipe, old, new, kind, root / name)
-        except (RecipeError, OSError, tarfile.TarError, zipfile.BadZipFile) as exc:
+        except (RecipeError, SdistError, OSError, tarfile.TarError, zipfile.BadZipFile) as exc:
             skipped[recipe.name] = str(exc)
             shutil.rmtree(root / name, ignore_errors=True)
             continue

@@ -1,8 +1,8 @@
-"""Two releases of a tiny made-up package, `tally`, as sdists: 1.0.0 with a bug in
-`tally/core.py`, 1.0.1 with the fix, a version bump in `tally/__init__.py` and a new test that
-pins the fix. Written here for the release-bugs builder's tests; no file of a real package is
-in this repo. The sdists go where release_bugs.sdist looks for a download it already has, so
-nothing reaches the network."""
+"""Releases of a tiny made-up package, `tally`, as sdists: 1.0.0 with a bug in `tally/core.py`,
+1.0.1 with the fix, a version bump in `tally/__init__.py` and a new test that pins the fix;
+1.0.2 (NOISY) the same with two more hunks in the module around the fix. Written here for the
+release-bugs builder's tests; no file of a real package is in this repo. The sdists go where
+pypi_sdists.sdist looks for a download it already has, so nothing reaches the network."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import tarfile
 from pathlib import Path
 
 CORE = '''"""Counting things."""
-
+{head}
 
 def count_even(numbers):
     return sum(1 for n in numbers if n % 2 == {rest})
@@ -18,7 +18,18 @@ def count_even(numbers):
 
 def count_long(words, size):
     return sum(1 for w in words if len(w) > size)
-'''
+{tail}'''
+#: What the noisy release (NOISY) adds around the fix: two more hunks in the same module, so
+#: the module is no fix of one or two hunks, and only the fix's hunk alone is.
+NOISY_HEAD = """
+SEPARATOR = ", "
+
+"""
+NOISY_TAIL = """
+
+def count_odd(numbers):
+    return sum(1 for n in numbers if n % 2)
+"""
 
 INIT = """from tally.core import count_even, count_long
 
@@ -54,6 +65,7 @@ def test_count_even_empty():
 
 PACKAGE = "tally"
 OLD, NEW = "1.0.0", "1.0.1"
+NOISY = "1.0.2"  # the fix among other changes of the module: its hunk number 1
 MODULE = "tally/core.py"
 TEST = "tests/test_tally.py"
 
@@ -62,10 +74,15 @@ def write_release(root: Path, version: str, *, src: bool = False) -> Path:
     """The unpacked sdist of tally==version: the old one has the bug and the old tests."""
     top = root / f"tally-{version}"
     library = top / "src" if src else top
-    fixed = version != OLD
+    fixed, noisy = version != OLD, version == NOISY
+    core = CORE.format(
+        rest=0 if fixed else 1,
+        head=NOISY_HEAD if noisy else "",
+        tail=NOISY_TAIL if noisy else "",
+    )
     files = {
         library / "tally" / "__init__.py": INIT.format(version=version),
-        library / "tally" / "core.py": CORE.format(rest=0 if fixed else 1),
+        library / "tally" / "core.py": core,
         library / "tally" / "tests" / "test_inside.py": "def test_nothing():\n    pass\n",
         top / "setup.py": "from setuptools import setup\n\nsetup()\n",
         top / "PKG-INFO": f"Metadata-Version: 2.1\nName: tally\nVersion: {version}\n",
@@ -82,8 +99,8 @@ def write_release(root: Path, version: str, *, src: bool = False) -> Path:
 
 
 def cache_sdists(cache: Path, scratch: Path) -> None:
-    """Both releases as .tar.gz archives where release_bugs keeps what pip downloaded."""
-    for version in (OLD, NEW):
+    """The releases as .tar.gz archives where pypi_sdists keeps what it downloaded."""
+    for version in (OLD, NEW, NOISY):
         top = write_release(scratch / version, version)
         folder = cache / "sdists" / f"tally-{version}"
         folder.mkdir(parents=True)

@@ -5,15 +5,20 @@ that the miner finds the test that pins the fix. No network: the sdists sit in t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import tarfile
 from pathlib import Path
 
+import httpx
 import pytest
 
 from bench.effect import mine_release_bugs as mine
+from bench.effect import pypi_sdists
 from bench.effect import release_bugs as rb
+from bench.effect import release_changes as changes
 from bench.effect.bench import choose_tasks
+from bench.effect.check_release_bugs import check_recipes
 from bench.effect.corpus import check_task, is_fixed, load_corpus, make_workspace
 from tests.effect_bench import fake_release as fake
 
@@ -40,25 +45,27 @@ def test_the_fix_is_one_hunk_in_one_module_and_the_version_bump_does_not_count(
     releases: tuple[Path, Path],
 ) -> None:
     changed = rb.change(*releases)
-    assert changed == rb.Change((rb.ModuleChange(fake.MODULE, hunks=1, lines=2),))
+    assert changed == changes.Change(
+        (changes.ModuleChange(fake.MODULE, hunks=1, lines=2, small_hunks=(0,)),)
+    )
     assert changed.why_not() is None and changed.candidates() == (fake.MODULE,)
 
 
 def test_larger_changes_are_dropped_with_their_reason() -> None:
-    small, large = rb.ModuleChange("a.py", 2, 4), rb.ModuleChange("b.py", 3, 6)
-    assert rb.Change((large,)).why_not() == "3 hunks"
-    assert rb.Change((rb.ModuleChange("a.py", 1, 16),)).why_not() == "16 lines changed"
-    assert rb.Change(()).why_not() == "0 modules changed"
-    assert rb.Change((large, large)).why_not() == "no small change among 2 modules"
-    assert rb.Change((small,) * 7).why_not() == "7 modules changed"
+    small, large = changes.ModuleChange("a.py", 2, 4), changes.ModuleChange("b.py", 3, 6)
+    assert changes.Change((large,)).why_not() == "3 hunks"
+    assert changes.Change((changes.ModuleChange("a.py", 1, 16),)).why_not() == "16 lines changed"
+    assert changes.Change(()).why_not() == "0 modules changed"
+    assert changes.Change((large, large)).why_not() == "no small change among 2 modules"
+    assert changes.Change((small,) * 7).why_not() == "7 modules changed"
     # A release that also changed other modules: the small change is a candidate, which the
     # miner keeps only if the failing tests pass with it alone.
-    assert rb.Change((large, small)).candidates() == ("a.py",)
-    assert rb.Change((small,) * 7).candidates() == ()
+    assert changes.Change((large, small)).candidates() == ("a.py",)
+    assert changes.Change((small,) * 7).candidates() == ()
     old = "def f():\n    return 1\n\n\ndef g():\n    return 2\n\n\ndef h():\n    return 3\n"
     new = old.replace("1", "10").replace("2", "20").replace("3", "30")
-    assert rb.code_hunks(old, new) == (3, 6)
-    assert rb.code_hunks('__version__ = "1"\n', '__version__ = "2"\n') == (0, 0)
+    assert changes.code_hunks(old, new) == (3, 6)
+    assert changes.code_hunks('__version__ = "1"\n', '__version__ = "2"\n') == (0, 0)
 
 
 def test_the_library_is_its_packages_without_their_tests_and_a_src_layout_is_flattened(
@@ -133,14 +140,14 @@ def test_a_recipe_whose_fix_does_not_hold_is_unsound(cache: Path, tmp_path: Path
 def test_a_recipe_without_its_sdist_is_skipped_with_the_reason(
     cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def offline(package: str, version: str, destination: Path) -> None:
-        raise rb.RecipeError(f"pip download {package}=={version}: no network here")
+    def offline(package: str, version: str, destination: Path, cache: Path) -> None:
+        raise pypi_sdists.SdistError(f"download of {package}=={version}: no network here")
 
-    monkeypatch.setattr(rb, "_download", offline)
-    missing = rb.Recipe(**{**RECIPE.__dict__, "new": "1.0.2"})
+    monkeypatch.setattr(pypi_sdists, "download", offline)
+    missing = rb.Recipe(**{**RECIPE.__dict__, "new": "1.0.3"})
     built = rb.build(tmp_path / "built", "release", [missing, RECIPE], cache)
     assert built.tasks == ("01_tally_1.0.0_1.0.1",)
-    assert built.skipped == {"tally_1.0.0_1.0.2": "pip download tally==1.0.2: no network here"}
+    assert built.skipped == {"tally_1.0.0_1.0.3": "download of tally==1.0.3: no network here"}
 
 
 def test_an_archive_reaching_outside_its_folder_is_refused(tmp_path: Path) -> None:
@@ -149,7 +156,7 @@ def test_an_archive_reaching_outside_its_folder_is_refused(tmp_path: Path) -> No
     with tarfile.open(archive, "w:gz") as packed:
         packed.add(tmp_path / "payload.txt", arcname="../escaped.txt")
     with pytest.raises(tarfile.TarError):
-        rb.unpack(archive, tmp_path / "out")
+        pypi_sdists.unpack(archive, tmp_path / "out")
     assert not (tmp_path / "escaped.txt").exists()
 
 
@@ -170,7 +177,8 @@ def test_the_committed_recipes_load() -> None:
 
 def test_the_miner_finds_the_test_that_pins_the_fix(cache: Path) -> None:
     verdict = mine.mine_pair(fake.PACKAGE, fake.OLD, fake.NEW, cache)
-    assert verdict.kept and verdict.recipe == {**RECIPE.__dict__, "test_ids": RECIPE.test_ids}
+    expected = {**RECIPE.__dict__, "test_ids": RECIPE.test_ids, "module_hunks": 1}
+    assert verdict.kept and verdict.recipe == expected
 
 
 def test_the_miner_pairs_patch_releases_and_reads_pytests_summary() -> None:
@@ -186,3 +194,118 @@ def test_the_miner_pairs_patch_releases_and_reads_pytests_summary() -> None:
         False,
     )
     assert mine.failing("ERROR tests/test_a.py::test_x - fixture 'db' not found\n")[1]
+
+
+def test_a_fix_among_other_hunks_of_its_module_is_found_as_that_one_hunk(cache: Path) -> None:
+    old = pypi_sdists.sdist(fake.PACKAGE, fake.OLD, cache)
+    noisy = pypi_sdists.sdist(fake.PACKAGE, fake.NOISY, cache)
+    changed = rb.change(old, noisy)
+    assert changed.why_not() == "3 hunks" and changed.candidates() == ()
+    assert changed.single_hunks() == ((fake.MODULE, 0), (fake.MODULE, 1), (fake.MODULE, 2))
+    verdict = mine.mine_pair(fake.PACKAGE, fake.OLD, fake.NOISY, cache)
+    assert verdict.kept and verdict.reason == f"{fake.MODULE} hunk 1"
+    assert verdict.recipe is not None
+    recipe = rb.recipe_from(verdict.recipe)
+    assert (recipe.hunk, recipe.module_hunks, recipe.modules_changed) == (1, 3, 1)
+    assert not recipe.strict and RECIPE.strict
+
+
+def test_a_one_hunk_task_is_the_old_module_with_that_hunk_and_is_sound(
+    cache: Path, tmp_path: Path
+) -> None:
+    recipe = rb.Recipe(**{**RECIPE.__dict__, "new": fake.NOISY, "hunk": 1, "module_hunks": 3})
+    built = rb.build(tmp_path / "built", "release", [recipe], cache)
+    (task,) = load_corpus("release", built.root)
+    fixed = task.source("reference.py")
+    assert fixed == fake.CORE.format(rest=0, head="", tail="")  # no SEPARATOR, no count_odd
+    assert check_task(task).sound
+    wrong = rb.Recipe(**{**recipe.__dict__, "hunk": 3})
+    built = rb.build(tmp_path / "wrong", "release", [wrong], cache)
+    assert built.tasks == () and "has 3 hunks, not one numbered 3" in built.skipped[wrong.name]
+
+
+def test_hunks_are_numbered_in_diff_order_and_each_applies_alone() -> None:
+    old = 'A = 1\n__version__ = "1"\nX = 0\nB = 2\nC = 3\nD = 4'
+    new = 'A = 1\n__version__ = "2"\nX = 0\nB = 20\nC = 3\nE = 5\nD = 4\nF = 6'
+    found = changes.hunks(old, new)
+    assert [(h.index, h.version_only, h.lines, h.small) for h in found] == [
+        (0, True, 2, False),
+        (1, False, 2, True),
+        (2, False, 1, True),
+        (3, False, 1, True),
+    ]
+    assert changes.code_hunks(old, new) == (3, 4)
+    assert changes.apply_hunk(old, new, 1) == old.replace("B = 2", "B = 20")
+    assert changes.apply_hunk(old, new, 2) == old.replace("C = 3\n", "C = 3\nE = 5\n")
+    assert changes.apply_hunk(old, new, 3) == old + "\nF = 6"  # after a last line without \n
+    assert changes.apply_hunk("a\nb\nc\n", "a\nc\n", 0) == "a\nc\n"
+    with pytest.raises(IndexError):
+        changes.apply_hunk(old, new, 4)
+    # Only a module the older release has can take a hunk alone; a long hunk is no fix.
+    long = "".join(f"x{i} = {i}\n" for i in range(16))
+    change = changes.change({"a.py": "x = 1\n"}, {"a.py": "x = 2\n" + long, "b.py": "y = 1\n"})
+    assert change.single_hunks() == ()
+    assert changes.change({"a.py": "x = 1\n"}, {"a.py": "x = 2\n"}).single_hunks() == (("a.py", 0),)
+
+
+def test_the_sdist_comes_from_pypis_json_api_and_a_wrong_digest_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    top = fake.write_release(tmp_path / "release", fake.OLD)
+    archive = tmp_path / "tally-1.0.0.tar.gz"
+    with tarfile.open(archive, "w:gz") as packed:
+        packed.add(top, arcname=top.name)
+    content = archive.read_bytes()
+    digest = {"good": hashlib.sha256(content).hexdigest()}
+    asked: list[str] = []
+
+    def get(url: str, **_: object) -> httpx.Response:
+        asked.append(url)
+        request = httpx.Request("GET", url)
+        if url.endswith("/json"):
+            upload = {
+                "packagetype": "sdist",
+                "filename": archive.name,
+                "url": "../../packages/ab/tally-1.0.0.tar.gz",
+                "digests": {"sha256": digest["good"]},
+            }
+            wheel = {**upload, "packagetype": "bdist_wheel", "filename": "tally.whl"}
+            releases = {fake.OLD: [wheel, upload], "1.0.1": [wheel]}
+            return httpx.Response(200, json={"releases": releases}, request=request)
+        return httpx.Response(200, content=content, request=request)
+
+    monkeypatch.setattr(httpx, "get", get)
+    cache = tmp_path / "cache"
+    assert mine.versions(fake.PACKAGE, cache) == [fake.OLD]  # 1.0.1 has no sdist
+    assert (pypi_sdists.sdist(fake.PACKAGE, fake.OLD, cache) / "tally" / "core.py").is_file()
+    assert asked == [
+        "https://pypi.org/pypi/tally/json",
+        "https://pypi.org/packages/ab/tally-1.0.0.tar.gz",
+    ]
+    index = json.loads((cache / "index" / "tally.json").read_text())
+    digest["good"] = "0" * 64  # a second cache: the index is asked again, the file differs
+    with pytest.raises(pypi_sdists.SdistError, match="the sha256 digest is not PyPI's"):
+        pypi_sdists.sdist(fake.PACKAGE, fake.OLD, tmp_path / "other")
+    assert index[fake.OLD]["sha256"] == hashlib.sha256(content).hexdigest()
+    assert not (tmp_path / "other" / "sdists" / "tally-1.0.0").exists()
+
+
+def test_a_package_with_few_patch_pairs_keeps_them_all() -> None:
+    available = ["1.0.0", "1.0.1", "1.0.2", "1.1.0", "1.1.1"]
+    assert mine.patch_pairs(available, 15) == [
+        ("1.0.0", "1.0.1"),
+        ("1.0.1", "1.0.2"),
+        ("1.1.0", "1.1.1"),
+    ]
+    assert mine.patch_pairs(available, 1) == [("1.1.0", "1.1.1")]
+    assert len(mine.patch_pairs(available, None)) == 3
+    assert mine.patch_pairs(["0.04.19", "0.04.20"]) == [("0.04.19", "0.04.20")]
+
+
+def test_the_check_without_a_model_reports_an_unsound_recipe(cache: Path, tmp_path: Path) -> None:
+    passing = rb.Recipe(**{**RECIPE.__dict__, "old": fake.NEW, "new": fake.NOISY})
+    checked = check_recipes((RECIPE, passing), tmp_path, cache)
+    assert [c.problem for c in checked] == [
+        None,
+        "unsound: fails before False, passes after True",
+    ]
