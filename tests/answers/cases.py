@@ -5,7 +5,9 @@ A case folder holds:
 - `case.json`: `target` (the run's file), `source` (model + server + task of a recording,
   `audit issue 24 item N`, or `synthetic`), `expect` (`placed`, `refused`, `unchanged` or
   `nothing`), `why` (what the case pins), optional `mentions` (words the refusal must contain)
-  and optional `calls` (the calls the text-call reader must find; see `ExpectedCall`);
+  optional `calls` (the calls the text-call reader must find; see `ExpectedCall`) and, for
+  `unchanged`, optional `unchanged` (the files the blocks are code of, when the answer names
+  one: the loop's note names it);
 - `answer.md`: the model's raw text, verbatim;
 - `before/<relative paths>`: the files as they were (the target among them, unless the case is
   about an unreadable target);
@@ -49,6 +51,7 @@ class CaseSpec(BaseModel):
     why: str
     mentions: tuple[str, ...] = ()
     calls: tuple[ExpectedCall, ...] | None = None
+    unchanged: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

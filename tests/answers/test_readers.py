@@ -60,6 +60,8 @@ def check_code(case: Case, reading: TurnReading[object]) -> None:
             assert word in code.refusal, why
     elif expect == "unchanged":
         assert code is not None and code.unchanged and code.refusal is None, why
+        if case.spec.unchanged is not None:
+            assert code.unchanged == case.spec.unchanged, why
     else:
         assert code is None or (code.refusal is None and not code.unchanged), why
 
