@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from rune_lsp.answers.code.reading import CodeReading, FileEdit
-from rune_lsp.loop.messages import Message, RawToolCall
+from rune_lsp.loop.messages import Message, RawToolCall, ToolCall
 from rune_lsp.loop.ports import ToolExecutor
 from rune_lsp.loop.prompts import (
     check_after_text,
@@ -94,19 +94,23 @@ def _just_decided_lines(state: RunState) -> frozenset[str]:
     """The lines, removed or added, of the latest turn's `edit_file` calls the user decided
     (accepted in whole or in part, or rejected: their call is `ok` or `denied`; a `stale` one
     may rightly come again)."""
+    lines: set[str] = set()
+    for call, status in _latest_calls(state, ("edit_file",)):
+        old, new = call.arguments.get("old_text"), call.arguments.get("new_text")
+        if status in ("ok", "denied") and isinstance(old, str) and isinstance(new, str):
+            lines |= _changed_lines(old, new)
+    return frozenset(lines)
+
+
+def _latest_calls(state: RunState, names: tuple[str, ...]) -> list[tuple[ToolCall, str | None]]:
+    """The latest assistant turn's calls named `names`, each with its status in the run's call
+    log (None while it has none)."""
     statuses = {record.call_id: record.status for record in state.call_log}
     for message in reversed(state.messages):
-        calls = [call for call in message.tool_calls if call.name == "edit_file"]
-        if message.role != "assistant" or not calls:
-            continue
-        lines: set[str] = set()
-        for call in calls:
-            old, new = call.arguments.get("old_text"), call.arguments.get("new_text")
-            decided = statuses.get(call.id) in ("ok", "denied")
-            if decided and isinstance(old, str) and isinstance(new, str):
-                lines |= _changed_lines(old, new)
-        return frozenset(lines)
-    return frozenset()
+        calls = [call for call in message.tool_calls if call.name in names]
+        if message.role == "assistant" and calls:
+            return [(call, statuses.get(call.id)) for call in calls]
+    return []
 
 
 def _changed_lines(old: str, new: str) -> frozenset[str]:
@@ -212,17 +216,13 @@ def _shown_after_edits(state: RunState) -> str | None:
     target = state.target
     if target is None or not is_test_path(target):
         return target
-    landed = {record.call_id for record in state.call_log if record.status == "ok"}
-    for message in reversed(state.messages):
-        named = [
-            call.arguments.get("path")
-            for call in message.tool_calls
-            if call.name in ("edit_file", "write_file") and call.id in landed
-        ]
-        others = [path for path in named if isinstance(path, str) and path != target]
-        if others:
-            return others[-1]
-    return target
+    landed = [
+        call.arguments.get("path")
+        for call, status in _latest_calls(state, ("edit_file", "write_file"))
+        if status == "ok"
+    ]
+    others = [path for path in landed if isinstance(path, str) and path != target]
+    return others[-1] if others else target
 
 
 async def _current(executor: ToolExecutor, target: str) -> str | None:

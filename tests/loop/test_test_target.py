@@ -4,7 +4,7 @@ test, once it has written code of that module (issue 26 point 2; bench/effect co
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rune_lsp.loop import AgentLoop, LoopConfig
 from rune_lsp.loop.records import EditRecord
@@ -34,7 +34,6 @@ class Checker:
     """Fails before any change and on every candidate but `FIXED`."""
 
     command: str = "pytest -q tests/test_slug.py"
-    candidates: list[str] = field(default_factory=list)
 
     async def check(self, edits: Sequence[EditRecord]) -> CheckReport:
         return FAILING
@@ -42,7 +41,6 @@ class Checker:
     async def check_changes(self, changes: Sequence[PreparedChange]) -> CheckReport:
         [change] = changes
         assert isinstance(change, PreparedEdit)
-        self.candidates.append(change.new_text)
         return (
             PASSING if "lower()" in change.new_text else FAILING.model_copy(update={"failures": 1})
         )
