@@ -21,7 +21,10 @@ from pathlib import Path
 
 import httpx
 
-CACHE = Path.home() / ".cache" / "rune-lsp" / "release-bugs"
+from rune_lsp.modelfetch import cache_root
+
+#: Beside the models and llama-server (RUNE_CACHE_DIR, else the XDG cache): one rule for all.
+CACHE = cache_root() / "release-bugs"
 PYPI = "https://pypi.org/pypi"
 DOWNLOAD_TIMEOUT = 120.0
 
