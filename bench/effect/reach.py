@@ -1,26 +1,41 @@
 """Does the first request of a run on a failing test show the module with the bug? (issue 26)
 
-    .venv/bin/python -m bench.effect.reach
+    .venv/bin/python -m bench.effect.reach                          # the multi corpus
+    .venv/bin/python -m bench.effect.reach --corpus release_multi   # built from PyPI sdists
 
-For each task of the `multi` corpus (bench/effect/corpus_multi/), without a model: the task
-rune composes on the task's target (the failing test), blind and once the first check ran,
-whether it shows the buggy module, how many characters it has against the test alone, and the
-check rune would offer. Nothing here asserts: the numbers are the result.
+For each task of the corpus, without a model: the task rune composes on the task's target (the
+failing test), blind and once the first check ran, whether it shows the buggy module and the
+lines the fix changes (`bug_lines_shown`), how many characters it has against the test alone,
+and the check rune would offer. Nothing here asserts: the numbers are the result.
 """
 
 from __future__ import annotations
 
+import argparse
+import difflib
+import shutil
 import statistics
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.effect.corpus import Task, failing_output, load_corpus, make_workspace
-from rune_lsp.loop.task import FixTarget
+from bench.effect.corpus import (
+    BUILT_CORPORA,
+    Task,
+    failing_output,
+    load_corpus,
+    make_workspace,
+)
+from bench.effect.release_bugs import build as build_release_bugs
+from rune_lsp.loop.task import FixTarget, FixTask, RelatedFile
 from rune_lsp.runner.assembly import compose_task, with_check_output, workspace_tools
+from rune_lsp.runner.context import related_files
+from rune_lsp.runner.failing_tests import failing_test_names
 from rune_lsp.runner.offered_check import offered_check
 from rune_lsp.settings import Settings
 from rune_lsp.tools.documents import DiskDocuments
+from rune_lsp.tools.executor import WorkspaceTools
 
 
 @dataclass(frozen=True)
@@ -31,6 +46,10 @@ class Reach:
     checked_chars: int  # recomposed with the failing check's traceback (its report not counted)
     shown_blind: bool  # the buggy module is among the files shown
     shown_checked: bool
+    #: Every line the fix changes lies in the excerpt of the module shown with the check.
+    lines_checked: bool
+    #: The first failing test's `def` line is in the task shown with the check.
+    test_checked: bool
     offered: str | None
 
 
@@ -40,7 +59,10 @@ def reach(task: Task) -> Reach:
         document = root / task.target
         tools = workspace_tools(Settings(), document, [root], DiskDocuments())
         fix = compose_task(tools, FixTarget(path=document, instruction=task.instruction))
-        checked = with_check_output(tools, document, fix, failing_output(task))
+        output = failing_output(task)
+        checked = with_check_output(tools, document, fix, output)
+        related = related_files_of(tools, document, fix, output)
+        changed = changed_lines(task.buggy, task.source("reference.py"))
         offer = offered_check(Settings(), root, document)
         return Reach(
             task=task.name,
@@ -49,21 +71,73 @@ def reach(task: Task) -> Reach:
             checked_chars=len(checked),
             shown_blind=any(r.path == task.program for r in fix.related),
             shown_checked=f"Other file: {task.program} " in checked,
+            lines_checked=bug_lines_shown(related, task.program, changed),
+            test_checked=any(
+                f"def {name}(" in checked for name in failing_test_names(output, task.target)[:1]
+            ),
             offered=offer.command if offer is not None else None,
         )
 
 
-def main() -> None:
-    rows = [reach(task) for task in load_corpus("multi")]
+def related_files_of(
+    tools: WorkspaceTools, document: Path, fix: FixTask, output: str
+) -> tuple[RelatedFile, ...]:
+    """The files shown beside the test once the check ran (what `with_check_output` words)."""
+    return related_files(tools, document, fix.text, output)
+
+
+def changed_lines(buggy: str, fixed: str) -> frozenset[int]:
+    """The 1-based lines of `buggy` the fix replaces or deletes; for a pure insertion, the line
+    it goes after and the one before it (what must be in sight to write it)."""
+    before, after = buggy.splitlines(), fixed.splitlines()
+    lines: set[int] = set()
+    matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
+    for tag, i1, i2, _, _ in matcher.get_opcodes():
+        if tag in ("replace", "delete"):
+            lines.update(range(i1 + 1, i2 + 1))
+        elif tag == "insert":
+            lines.update(n for n in (i1, i1 + 1) if 1 <= n <= len(before))
+    return frozenset(lines)
+
+
+def bug_lines_shown(related: Sequence[RelatedFile], program: str, changed: frozenset[int]) -> bool:
+    """Whether the excerpts of `program` among `related` hold every line in `changed`."""
+    shown: set[int] = set()
+    for entry in related:
+        if entry.path == program:
+            shown.update(range(entry.first_line, entry.first_line + len(entry.lines)))
+    return bool(changed) and changed <= shown
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", choices=("multi", "release_multi"), default="multi")
+    args = parser.parse_args(argv)
+    if args.corpus not in BUILT_CORPORA:
+        _report(load_corpus(args.corpus))
+        return
+    built = Path(tempfile.mkdtemp(prefix="rune-reach-"))
+    try:
+        build_release_bugs(built, args.corpus)
+        _report(load_corpus(args.corpus, built))
+    finally:
+        shutil.rmtree(built, ignore_errors=True)
+
+
+def _report(tasks: Sequence[Task]) -> None:
+    rows = [reach(task) for task in tasks]
     for row in rows:
         print(
-            f"{row.task}: module shown blind {row.shown_blind}, with check {row.shown_checked}; "
+            f"{row.task}: module shown blind {row.shown_blind}, with check {row.shown_checked}"
+            f" (the fix's lines {row.lines_checked}, the failing test {row.test_checked}); "
             f"{row.test_only_chars} -> {row.blind_chars} / {row.checked_chars} chars; "
             f"offered: {row.offered}"
         )
     print(
         f"module shown: blind {sum(r.shown_blind for r in rows)}/{len(rows)}, "
-        f"with check {sum(r.shown_checked for r in rows)}/{len(rows)}; median chars: test "
+        f"with check {sum(r.shown_checked for r in rows)}/{len(rows)}, the fix's lines with "
+        f"check {sum(r.lines_checked for r in rows)}/{len(rows)}, the failing test with check "
+        f"{sum(r.test_checked for r in rows)}/{len(rows)}; median chars: test "
         f"only {statistics.median(r.test_only_chars for r in rows)}, blind "
         f"{statistics.median(r.blind_chars for r in rows)}, with check "
         f"{statistics.median(r.checked_chars for r in rows)}; offered "

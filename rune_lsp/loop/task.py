@@ -84,6 +84,11 @@ class FixTask(BaseModel):
     #: Files a person would look at beside this one (the module a test imports, the files a
     #: failing check's traceback names), read by the runner (runner/context.py).
     related: tuple[RelatedFile, ...] = ()
+    #: Without a range, the 1-based (first, last) lines to show of a file too long to show
+    #: whole: its head and the tests the check says fail (runner/failing_tests.py). Shown from
+    #: the top instead, a test file's failing test lay beyond the excerpt in 52 of the 74
+    #: release-bugs tasks (docs/performance.md, "Release bugs corpus").
+    focus: tuple[tuple[int, int], ...] = ()
 
     def prompt(self) -> str:
         instruction = (self.instruction or "").strip() or DEFAULT_INSTRUCTION
@@ -123,6 +128,8 @@ class FixTask(BaseModel):
             # no tool to read the rest: shown its first 40 lines, Qwen2.5-Coder never saw the
             # bug of 9 of the 14 programs bench/effect/recording holds (56-134 lines).
             first, last = 0, _lines_within(lines, MAX_EXCERPT_CHARS) - 1
+            if self.focus and last < len(lines) - 1:
+                return _focused(lines, self.focus)
         else:
             end = self.end_line if self.end_line is not None else self.start_line
             first = max(0, self.start_line - CONTEXT_LINES)
@@ -134,6 +141,26 @@ class FixTask(BaseModel):
             f"Excerpt (lines {first + 1}-{last + 1} of {len(lines)}; "
             f"use read_file for the rest):\n{shown}"
         )
+
+
+def _focused(lines: list[str], focus: tuple[tuple[int, int], ...]) -> str:
+    """The stretches `focus` of `lines`, each its own fenced excerpt (a marker between them in
+    one block would read as a placeholder to copy), MAX_EXCERPT_CHARS in all."""
+    parts: list[str] = []
+    budget = MAX_EXCERPT_CHARS
+    for first, last in focus:
+        first, last = max(1, first), min(len(lines), last)
+        if first > last or budget <= 0:
+            continue
+        shown = lines[first - 1 : last]
+        size = sum(len(line) + 1 for line in shown)
+        if size > budget and parts:
+            continue
+        budget -= size
+        parts.append(
+            f"Excerpt (lines {first}-{last} of {len(lines)}):\n{fenced(shown, MAX_EXCERPT_CHARS)}"
+        )
+    return "\n".join(parts) if parts else fenced(lines, MAX_EXCERPT_CHARS)
 
 
 def _lines_within(lines: list[str], limit: int) -> int:

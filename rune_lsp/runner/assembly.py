@@ -20,7 +20,7 @@ from rune_lsp.loop.records import Outcome, RunResult
 from rune_lsp.loop.runtime import AgentLoop, LoopConfig
 from rune_lsp.loop.task import FixTarget, FixTask
 from rune_lsp.runner.candidates import ScratchChecks, overlap_checks
-from rune_lsp.runner.context import related_files
+from rune_lsp.runner.context import failing_focus, related_files
 from rune_lsp.runner.driver import Reviewer, RunDriver, StopReason
 from rune_lsp.runner.run_meta import RunMeta
 from rune_lsp.runner.verify import SaveHook, ShellVerifier, Verifier
@@ -71,9 +71,11 @@ def compose_task(tools: WorkspaceTools, target: FixTarget) -> FixTask:
 
 def with_check_output(tools: WorkspaceTools, path: Path, task: FixTask, output: str) -> str:
     """The task `task` on `path` again, once the first check ran: the files its traceback
-    names join those shown beside a test (runner/context.py)."""
+    names and the code its failing tests use join those shown beside a test, and a long test
+    file is shown as its head and those tests (runner/context.py)."""
+    related = related_files(tools, path, task.text, output)
     return task.model_copy(
-        update={"related": related_files(tools, path, task.text, output)}
+        update={"related": related, "focus": failing_focus(tools, path, task.text, output)}
     ).prompt()
 
 

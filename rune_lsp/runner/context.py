@@ -12,11 +12,19 @@ import ast
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from rune_lsp.lines import line_texts
 from rune_lsp.loop.task import RelatedFile, is_test_path
 from rune_lsp.python_parse import parse
+from rune_lsp.runner.failing_tests import (
+    Definition,
+    failing_test_names,
+    focus_lines,
+    used_definitions,
+)
+from rune_lsp.runner.py_imports import imported_files
 from rune_lsp.tools.errors import ToolError
 from rune_lsp.tools.executor import WorkspaceTools
 
@@ -24,6 +32,9 @@ from rune_lsp.tools.executor import WorkspaceTools
 #: token of the first request (issue 16).
 MAX_FILES = 3
 MAX_CHARS = 6_000
+#: Excerpts shown when the failing test's definitions are followed (runner/failing_tests.py): a
+#: function each, from as many files as they take.
+MAX_DEFINITIONS = 6
 #: A file up to this many lines is shown whole; a longer one around what points into it.
 WHOLE_LINES = 80
 AROUND = 12
@@ -50,6 +61,7 @@ class _Found:
     why: str
     lines: list[int] = field(default_factory=list)  # 1-based lines that point into it
     names: list[str] = field(default_factory=list)  # definitions the target imports from it
+    span: tuple[int, int] | None = None  # exactly these lines (a definition the test uses)
 
 
 def traceback_frames(output: str) -> list[Frame]:
@@ -62,61 +74,83 @@ def traceback_frames(output: str) -> list[Frame]:
     return [frame for _, frame in sorted(found, key=lambda item: item[0])]
 
 
-def imported_files(text: str, target: Path, root: Path) -> list[tuple[Path, list[str]]]:
-    """The workspace files `text` (the Python file `target`) imports, each with the names
-    imported from it, in import order. Resolved as the interpreter would from the root, its
-    `src/` folder and the target's folder; a module found nowhere there is installed code."""
-    try:
-        tree = parse(text)
-    except (SyntaxError, ValueError):
-        return []
-    bases = [root, root / "src", target.parent]
-    found: dict[Path, list[str]] = {}
-    for node in ast.walk(tree):
-        for module, names in _imports(node, target, root):
-            # `from pkg import x`: x may be a module itself, the file to look at then.
-            rest = []
-            for name in names:
-                sub = _module_file(f"{module}.{name}" if module else name, bases)
-                if sub is None:
-                    rest.append(name)
-                elif sub != target:
-                    found.setdefault(sub, [])
-            path = _module_file(module, bases)
-            if path is not None and path != target and (rest or not names):
-                found.setdefault(path, []).extend(rest)
-    return list(found.items())
-
-
 def related_files(
     tools: WorkspaceTools, target: Path, text: str, check_output: str | None
 ) -> tuple[RelatedFile, ...]:
     """The files shown beside a test `target` (its text `text`): first those the failing
-    check's traceback names, innermost first, then the workspace modules it imports; at most
-    MAX_FILES, MAX_CHARS in all. Nothing for a file that is no test: its bug is its own."""
+    check's traceback names, innermost first; then the definitions the failing tests use
+    (runner/failing_tests.py), or, when none is found (no check yet, or no test named), the
+    workspace modules the test imports; bounded by MAX_CHARS in all. Nothing for a file that
+    is no test: its bug is its own."""
     shown = tools.show(target)
     if not is_test_path(shown):
         return ()
     found: dict[Path, _Found] = {}
+    failing_lines: list[int] = []  # the test's own lines the traceback names
     for frame in reversed(traceback_frames(check_output or "")):
         path = _in_workspace(tools.root, frame.path)
+        if path == target.resolve():
+            failing_lines.append(frame.line)
         if path is None or path == target.resolve():
             continue
         entry = found.setdefault(path, _Found(path, "named by the failing check's traceback"))
         entry.lines.append(frame.line)
-    if target.suffix == ".py":
-        direct = _add_imports(found, text, target.resolve(), tools.root, shown)
-        # One level further: the module a test goes through often calls the one with the bug
-        # (bench/effect/corpus_multi 08 and 11: the test imports report.py, the bug is in the
-        # words.py it imports).
-        for path in direct:
-            try:
-                imported = tools.task_text(path)
-            except (ToolError, OSError):
-                continue
-            if imported:
-                _add_imports(found, imported, path, tools.root, tools.show(path))
-    return tuple(_read_bounded(tools, found.values()))
+    if target.suffix != ".py":
+        return tuple(_read_bounded(tools, found.values(), MAX_FILES))
+    tests = failing_test_names(check_output or "", shown)
+    read = partial(_readable, tools)
+    used = used_definitions(text, target, tools.root, tests, read, failing_lines)
+    if used:
+        entries = [*found.values(), *_definition_entries(used)]
+        return tuple(_read_bounded(tools, entries, len(found) + MAX_DEFINITIONS))
+    direct = _add_imports(found, text, target.resolve(), tools.root, shown)
+    # One level further: the module a test goes through often calls the one with the bug
+    # (bench/effect/corpus_multi 08 and 11: the test imports report.py, the bug is in the
+    # words.py it imports).
+    for path in direct:
+        imported = _readable(tools, path)
+        if imported:
+            _add_imports(found, imported, path, tools.root, tools.show(path))
+    return tuple(_read_bounded(tools, found.values(), MAX_FILES))
+
+
+def failing_focus(
+    tools: WorkspaceTools, target: Path, text: str, check_output: str
+) -> tuple[tuple[int, int], ...]:
+    """The lines of a test `target` to show when it is too long to show whole: its head and
+    the tests the check says fail (runner/failing_tests.py); nothing for a file that is no test."""
+    shown = tools.show(target)
+    if not is_test_path(shown) or target.suffix != ".py":
+        return ()
+    return focus_lines(text, failing_test_names(check_output, shown))
+
+
+def _readable(tools: WorkspaceTools, path: Path) -> str | None:
+    """`path`'s text when the read rules let the model see it, else None."""
+    try:
+        return tools.task_text(path)
+    except (ToolError, OSError):
+        return None
+
+
+def _definition_entries(used: Sequence[Definition]) -> list[_Found]:
+    """One excerpt per definition, in the order found; a definition right below the one
+    before it in the same file joins its excerpt."""
+    entries: list[_Found] = []
+    for definition in used:
+        why = f"{definition.name}, used by {definition.caller}"
+        last = entries[-1] if entries else None
+        if (
+            last is not None
+            and last.span is not None
+            and last.path == definition.path
+            and last.span[1] < definition.first <= last.span[1] + 3
+        ):
+            last.span = (last.span[0], definition.last)
+            last.why = f"{last.why}; {why}"
+            continue
+        entries.append(_Found(definition.path, why, span=(definition.first, definition.last)))
+    return entries
 
 
 def _add_imports(
@@ -130,22 +164,26 @@ def _add_imports(
     return [module for module, _ in imported]
 
 
-def _read_bounded(tools: WorkspaceTools, found: Iterable[_Found]) -> Iterable[RelatedFile]:
+def _read_bounded(
+    tools: WorkspaceTools, found: Iterable[_Found], most: int
+) -> Iterable[RelatedFile]:
+    """At most `most` of `found`, read and cut to their lines, MAX_CHARS in all: one that does
+    not fit is left out for the next, one whose lines are all shown already is left out."""
     budget = MAX_CHARS
     count = 0
+    covered: dict[Path, set[int]] = {}
     for entry in found:
-        if count == MAX_FILES or budget <= 0:
+        if count == most or budget <= 0:
             return
-        try:
-            text = tools.task_text(entry.path)
-        except (ToolError, OSError):  # refused by the read rules, or no text: not shown
-            continue
-        if not text:
+        text = _readable(tools, entry.path)
+        if not text:  # refused by the read rules, or no text: not shown
             continue
         related = _excerpt(tools.show(entry.path), text, entry)
         size = sum(len(line) + 1 for line in related.lines)
-        if size > budget:
+        lines = set(range(related.first_line, related.first_line + len(related.lines)))
+        if size > budget or lines <= covered.get(entry.path, set()):
             continue
+        covered.setdefault(entry.path, set()).update(lines)
         budget -= size
         count += 1
         yield related
@@ -156,7 +194,7 @@ def _excerpt(shown: str, text: str, entry: _Found) -> RelatedFile:
     total = len(lines)
     if total <= WHOLE_LINES:
         return RelatedFile(path=shown, lines=tuple(lines), total_lines=total, why=entry.why)
-    spans = [(line - AROUND, line + AROUND) for line in entry.lines]
+    spans = [entry.span] if entry.span else [(line - AROUND, line + AROUND) for line in entry.lines]
     spans += _definitions(text, entry.names)
     if not spans:
         spans = [(1, WHOLE_LINES)]
@@ -185,37 +223,6 @@ def _definitions(text: str, names: Sequence[str]) -> list[tuple[int, int]]:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
         and node.name in names
     ]
-
-
-def _imports(node: ast.AST, target: Path, root: Path) -> list[tuple[str, list[str]]]:
-    if isinstance(node, ast.Import):
-        return [(alias.name, []) for alias in node.names]
-    if isinstance(node, ast.ImportFrom):
-        names = [alias.name for alias in node.names if alias.name != "*"]
-        if node.level == 0:
-            return [(node.module or "", names)]
-        package = target.parent
-        for _ in range(node.level - 1):
-            package = package.parent
-        try:
-            prefix = ".".join(package.relative_to(root).parts)
-        except ValueError:
-            return []
-        module = ".".join(part for part in (prefix, node.module or "") if part)
-        return [(module, names)]
-    return []
-
-
-def _module_file(module: str, bases: Sequence[Path]) -> Path | None:
-    if not module:
-        return None
-    parts = module.split(".")
-    for base in bases:
-        package = base.joinpath(*parts)
-        for candidate in (package.with_suffix(".py"), package / "__init__.py"):
-            if candidate.is_file():
-                return candidate.resolve()
-    return None
 
 
 def _in_workspace(root: Path, printed: str) -> Path | None:

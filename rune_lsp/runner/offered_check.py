@@ -22,7 +22,7 @@ from pathlib import Path
 
 from rune_lsp.loop.state import PreparedCommand
 from rune_lsp.loop.task import is_test_path
-from rune_lsp.runner.context import imported_files
+from rune_lsp.runner.py_imports import imported_files
 from rune_lsp.settings import Settings
 
 #: Test files read to find the one that imports the code being fixed: a bound on a large

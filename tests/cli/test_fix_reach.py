@@ -48,7 +48,8 @@ def test_the_model_sees_the_module_the_failing_test_imports(
 
     task = _first_request(double)
     assert json.loads(finished.stdout)["outcome"] == "completed"
-    assert "Other file: pkg/x.py (imported by tests/test_x.py):" in task
+    # The check names the failing test: what it calls is shown, and says so.
+    assert "Other file: pkg/x.py (add, used by test_add):" in task
     assert "    return a - b" in task
     assert "assert -1 == 3" in task  # the check's report
     assert "The test is right: do not change tests/test_x.py" in task

@@ -145,3 +145,22 @@ def test_a_failing_check_on_code_still_names_the_code() -> None:
     said = check_before_text(report, "pkg/x.py")
 
     assert "The test is right; the bug is in pkg/x.py. Change pkg/x.py" in said
+
+
+def test_a_long_file_with_a_focus_shows_each_stretch_as_its_own_excerpt() -> None:
+    text = "".join(f"line{n} = {n}\n" for n in range(1, 2001))
+    task = FixTask(path="tests/test_x.py", text=text, focus=((1, 3), (1500, 1502)))
+
+    prompt = task.prompt()
+
+    assert "Excerpt (lines 1-3 of 2000):\n```\nline1 = 1\nline2 = 2\nline3 = 3\n```" in prompt
+    assert "Excerpt (lines 1500-1502 of 2000):\n```\nline1500 = 1500\n" in prompt
+    assert "line4 = 4" not in prompt and "line1499 =" not in prompt
+
+
+def test_a_focus_is_ignored_when_the_file_fits_or_a_range_is_given() -> None:
+    short = "a = 1\nb = 2\n"
+    assert "Excerpt" not in FixTask(path="t.py", text=short, focus=((2, 2),)).prompt()
+    text = "".join(f"line{n} = {n}\n" for n in range(1, 2001))
+    ranged = FixTask(path="t.py", text=text, start_line=99, end_line=99, focus=((1500, 1502),))
+    assert "line1500 = 1500" not in ranged.prompt()

@@ -14,10 +14,10 @@ from rune_lsp.runner.context import (
     MAX_FILES,
     WHOLE_LINES,
     Frame,
-    imported_files,
     related_files,
     traceback_frames,
 )
+from rune_lsp.runner.py_imports import imported_files
 from rune_lsp.tools.documents import DiskDocuments
 from rune_lsp.tools.executor import WorkspaceTools
 from rune_lsp.tools.sandbox import Sandbox
