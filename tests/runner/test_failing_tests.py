@@ -45,6 +45,15 @@ def test_the_failing_tests_of_the_target_are_read_off_pytest_and_unittest() -> N
     assert failing_test_names("3 passed in 0.1s\n", "tests/test_size.py") == []
 
 
+#: A package whose `__init__` re-exports from two modules, and a test that calls one of them.
+REEXPORTS = {
+    "pkg/__init__.py": "from pkg.size import natural\nfrom pkg.lists import join\n",
+    "pkg/size.py": "def natural(n):\n    return f'{n}B'\n",
+    "pkg/lists.py": "def join(items):\n    return ', '.join(items)\n",
+}
+NATURAL_TEST = "import pkg\n\n\ndef test_natural():\n    assert pkg.natural(1) == '1 B'\n"
+
+
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     root = (tmp_path / "ws").resolve()
@@ -71,15 +80,8 @@ def _read(path: Path) -> str | None:
 
 
 def test_a_name_a_package_reexports_is_followed_to_where_it_is_defined(root: Path) -> None:
-    _write(
-        root,
-        {
-            "pkg/__init__.py": "from pkg.size import natural\nfrom pkg.lists import join\n",
-            "pkg/size.py": "def natural(n):\n    return f'{n}B'\n",
-            "pkg/lists.py": "def join(items):\n    return ', '.join(items)\n",
-        },
-    )
-    test = "import pkg\n\n\ndef test_natural():\n    assert pkg.natural(1) == '1 B'\n"
+    _write(root, REEXPORTS)
+    test = NATURAL_TEST
 
     # Only what the failing test calls: not the package's __init__, not its sibling lists.py.
     assert _used(root, test, ["test_natural"]) == ["pkg/size.py:natural<-test_natural"]
@@ -202,15 +204,8 @@ def test_a_file_the_rules_refuse_is_not_followed(root: Path) -> None:
 
 
 def test_the_files_shown_beside_a_failing_test_are_what_it_uses(root: Path) -> None:
-    _write(
-        root,
-        {
-            "pkg/__init__.py": "from pkg.size import natural\nfrom pkg.lists import join\n",
-            "pkg/size.py": "def natural(n):\n    return f'{n}B'\n",
-            "pkg/lists.py": "def join(items):\n    return ', '.join(items)\n",
-        },
-    )
-    test = "import pkg\n\n\ndef test_natural():\n    assert pkg.natural(1) == '1 B'\n"
+    _write(root, REEXPORTS)
+    test = NATURAL_TEST
     target = root / "tests" / "test_x.py"
     target.write_text(test, encoding="utf-8")
     tools = WorkspaceTools(root, Sandbox.for_workspace([root]), DiskDocuments())
