@@ -4,10 +4,13 @@ block can be. The one fence parser of rune-lsp.
 Fences follow CommonMark (https://spec.commonmark.org/0.31.2/#fenced-code-blocks): an opening
 run of at least three backticks or tildes, an info string (for backticks, one without a
 backtick), content lines, and a closing run of the same character at least as long with nothing
-after it but spaces. Two departures, both for model answers: a fence may be indented by any
+after it but spaces. Three departures, all for model answers: a fence may be indented by any
 amount (models nest blocks in list items; the opening fence's indentation is removed from the
-content lines, as CommonMark does for up to three spaces), and an unclosed block is dropped
-rather than running to the end of the text (an answer cut mid-block proposes nothing).
+content lines, as CommonMark does for up to three spaces), and its closing fence by up to
+three spaces more; a fence with an info string inside a block opens a block nested in it (code
+quoting a docstring's ```pycon example), whose closing fence is content too; and an unclosed
+block is dropped rather than running to the end of the text (an answer cut mid-block proposes
+nothing).
 Every step is a string operation on one line: reading is linear in the answer's length.
 """
 
@@ -45,6 +48,11 @@ _TAG_PATH = re.compile(rf"^\w+:({_PATH})$")
 _LABEL = re.compile(rf"^(?:#|//)\s*(?:(?:file|filename|path)\s*:\s*)?({_PATH})\s*$", re.I)
 #: Longer info strings and first lines name no file (and are not searched: reading stays linear).
 _NAMING_LENGTH = 300
+#: How much deeper than its opening fence a closing fence may be indented (CommonMark allows
+#: 0-3 spaces). A fence indented further is content: humanize's docstrings hold indented
+#: ```pycon examples, and their closing fence cut Qwen2.5-Coder 1.5B's block of
+#: `intcomma` in two (bench/effect release_multi, 25_humanize, 2026-12-02).
+MAX_CLOSING_SHIFT = 3
 
 
 @dataclass(frozen=True)
@@ -69,14 +77,30 @@ def fenced_blocks(text: str) -> list[Fence]:
             continue
         indent, fence, info = opening
         body: list[str] = []
+        nested = 0  # blocks opened inside this one's content (a docstring's ```pycon example)
         while index < len(lines):
             line = lines[index]
             index += 1
             if _closes(line, fence):
-                found.append(_fence(info, body))
-                break
+                if nested == 0 and _indentation(line) <= indent + MAX_CLOSING_SHIFT:
+                    found.append(_fence(info, body))
+                    break
+                nested = max(0, nested - 1)
+            elif _opens_tagged(line, fence):
+                nested += 1
             body.append(_unindented(line, indent))
     return found
+
+
+def _indentation(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _opens_tagged(line: str, fence: str) -> bool:
+    """`line` opens a block with an info string inside the content of a block fenced with
+    `fence`: a fence with a tag never closes one (CommonMark), so it opens one nested in it."""
+    opening = _opening(line)
+    return opening is not None and opening[1][0] == fence[0] and bool(opening[2])
 
 
 def _opening(line: str) -> tuple[int, str, str] | None:

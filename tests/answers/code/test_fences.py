@@ -30,6 +30,39 @@ def test_an_indented_fence_removes_its_indentation_from_the_lines() -> None:
     assert fenced_blocks(text) == [Fence("python", ("def f():", "    return 1"))]
 
 
+#: The shape of a real library's function whose docstring holds an indented ```pycon example
+#: (humanize's `intcomma`; bench/effect release_multi 25_humanize, Qwen2.5-Coder 1.5B).
+DOCSTRING_EXAMPLE = (
+    "def intcomma(value):\n"
+    '    """Commas every three digits.\n'
+    "\n"
+    "    Examples:\n"
+    "        ```pycon\n"
+    "        >>> intcomma(1000)\n"
+    "        '1,000'\n"
+    "        ```\n"
+    '    """\n'
+    "    return f'{value:,}'"
+)
+
+
+def test_a_docstrings_fenced_example_does_not_cut_the_block_quoting_it() -> None:
+    text = f"Fixed:\n```python\n{DOCSTRING_EXAMPLE}\n```\nDone."
+    assert fenced_blocks(text) == [Fence("python", tuple(DOCSTRING_EXAMPLE.splitlines()))]
+
+
+def test_a_closing_fence_indented_further_than_three_spaces_is_content() -> None:
+    text = "```python\nx = '''\n    ```\n'''\n```\n"
+    assert fenced_blocks(text) == [Fence("python", ("x = '''", "    ```", "'''"))]
+
+
+def test_a_tagged_fence_at_the_blocks_own_indentation_nests_one_level() -> None:
+    text = '```python\ndoc = """\n```pycon\n>>> 1\n```\n"""\n```\nafter\n'
+    assert fenced_blocks(text) == [
+        Fence("python", ('doc = """', "```pycon", ">>> 1", "```", '"""'))
+    ]
+
+
 def test_an_unclosed_block_from_a_cut_stream_is_not_a_proposal() -> None:
     assert fenced_blocks("Fix:\n```python\ndef add(a, b):\n    return a +") == []
 
