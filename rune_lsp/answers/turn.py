@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from rune_lsp.answers.calls.text import WrittenCall, parse_text_turn
-from rune_lsp.answers.code.fences import fenced_blocks
+from rune_lsp.answers.code.fences import answer_blocks
 from rune_lsp.answers.code.reading import CodeReading, FileEdit, named_paths, read_code
 from rune_lsp.answers.table import Row
 
@@ -88,7 +88,7 @@ async def read_turn(
 async def _read_code(text: str, target: str, fetch: Fetch) -> CodeReading | None:
     """The blocks of `text` as edits of `target` and the files they name: an empty reading
     when there is no block, None when the target cannot be read (the answer then stands)."""
-    if not await asyncio.to_thread(fenced_blocks, text):  # a long line is slow to scan
+    if not await asyncio.to_thread(answer_blocks, text):  # a long line is slow to scan
         return CodeReading()
     current = await fetch(target)
     if current is None:

@@ -92,6 +92,31 @@ def fenced_blocks(text: str) -> list[Fence]:
     return found
 
 
+def answer_blocks(text: str) -> list[Fence]:
+    """The code blocks of an answer: its fenced blocks; or, when it has none and its first
+    line is a file label (`# file: pkg/x.py`), all of it as one untagged block of that file.
+    Asked to begin a block for another file with that label, Qwen2.5-Coder 1.5B began its
+    answer with it and left the fence out (bench/effect release_multi, 3 of 12 runs on
+    2026-12-02), or only the opening one (corpus_multi 07_config_get): the block then ends at
+    its closing fence. Placing is as strict as for a fenced block: prose after unclosed code
+    leaves it unable to parse, and it is refused."""
+    fences = fenced_blocks(text)
+    if fences:
+        return fences
+    lines = line_texts(text)
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None or len(lines[first]) > _NAMING_LENGTH:
+        return []
+    label = _LABEL.match(lines[first].strip())
+    if label is None or not lines[first].lstrip().lower().startswith(("# file", "// file")):
+        return []
+    body = lines[first + 1 :]
+    # Only the opening fence left out: the block ends at its closing fence, prose after it.
+    closing = next((i for i, line in enumerate(body) if line.strip() in ("```", "~~~")), None)
+    body = body if closing is None else body[:closing]
+    return [Fence("", tuple(line.rstrip() for line in body), label.group(1))] if body else []
+
+
 def _indentation(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
 

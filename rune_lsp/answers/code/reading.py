@@ -29,7 +29,7 @@ from pathlib import PurePosixPath
 
 from rune_lsp.answers.code import prompts
 from rune_lsp.answers.code.by_text import Miss
-from rune_lsp.answers.code.fences import Fence, fenced_blocks, speaks
+from rune_lsp.answers.code.fences import Fence, answer_blocks, speaks
 from rune_lsp.answers.code.placing import Block, place
 from rune_lsp.answers.code.python_source import parse_error
 from rune_lsp.answers.code.spans import FileText, Replace, disjoint, minimal_edit
@@ -59,7 +59,7 @@ def named_paths(answer: str, target: str) -> tuple[str, ...]:
     """Files other than `target` that the answer's blocks say they are code of, in order: the
     caller reads those it can and passes them to `read_code`."""
     found: dict[str, None] = {}
-    for fence in fenced_blocks(answer):
+    for fence in answer_blocks(answer):
         if fence.named is not None:
             candidates = _candidates(fence.named, target)
             if target not in candidates:
@@ -71,7 +71,7 @@ def read_code(answer: str, files: Mapping[str, str], target: str) -> CodeReading
     """The edits `answer`'s code blocks propose; `files[target]` is the target's current text,
     and `files` holds whichever of `named_paths(answer, target)` the caller could read."""
     by_path: dict[str, list[Block]] = {}
-    for fence in fenced_blocks(answer):
+    for fence in answer_blocks(answer):
         path = _path_of(fence, files, target)
         if isinstance(path, _Refused):
             return CodeReading(refusal=prompts.refusal(path.reason, target))

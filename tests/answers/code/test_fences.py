@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from rune_lsp.answers.code.fences import Fence, fenced_blocks, speaks
+from rune_lsp.answers.code.fences import Fence, answer_blocks, fenced_blocks, speaks
 from rune_lsp.answers.code.reading import named_paths
 
 
@@ -61,6 +61,16 @@ def test_a_tagged_fence_at_the_blocks_own_indentation_nests_one_level() -> None:
     assert fenced_blocks(text) == [
         Fence("python", ('doc = """', "```pycon", ">>> 1", "```", '"""'))
     ]
+
+
+def test_an_answer_without_fences_is_a_block_only_when_it_opens_with_a_file_label() -> None:
+    code = "# file: pkg/x.py\n\ndef f():\n    return 1\n"
+    assert answer_blocks(code) == [Fence("", ("", "def f():", "    return 1"), "pkg/x.py")]
+    assert answer_blocks("# Fix\n\ndef f():\n    return 1\n") == []  # a heading, no file
+    assert answer_blocks("# utils.py\nx = 1\n") == []  # only `# file:` stands for a fence
+    assert answer_blocks("The bug is in f.\n# file: pkg/x.py\nx = 1\n") == []
+    fenced = "# file: pkg/x.py\n```python\nx = 1\n```\n"
+    assert answer_blocks(fenced) == fenced_blocks(fenced)
 
 
 def test_an_unclosed_block_from_a_cut_stream_is_not_a_proposal() -> None:
@@ -130,3 +140,8 @@ def test_a_long_opening_line_is_read_in_linear_time() -> None:
 def test_one_long_line_is_read_in_linear_time() -> None:
     small, large = "```" + "a" * 100_000, "```" + "a" * 1_000_000
     assert _cpu(large) < 30 * max(_cpu(small), 1e-4)
+
+
+def test_labelled_code_whose_opening_fence_was_left_out_ends_at_its_closing_fence() -> None:
+    answer = "# file: pkg/x.py\ndef f():\n    return 1\n```\n\nThat returns one.\n"
+    assert answer_blocks(answer) == [Fence("", ("def f():", "    return 1"), "pkg/x.py")]

@@ -78,3 +78,18 @@ def test_reading_many_blocks_is_linear_in_their_number() -> None:
         return best
 
     assert cpu(large) < 30 * max(cpu(small), 1e-4)
+
+
+def test_an_answer_that_is_labelled_code_without_a_fence_is_that_files_block() -> None:
+    # Asked for a block whose first line is `# file: pkg/x.py`, the 1.5B began its answer with
+    # that line and left the fence out.
+    answer = "# file: pkg/x.py\n\ndef add(a, b):\n    return a + b\n"
+    files = {"tests/test_x.py": "def test_add():\n    pass\n", "pkg/x.py": SHAPES}
+    reading = read_code(answer, files, "tests/test_x.py")
+    assert reading.edits == (FileEdit("pkg/x.py", "    return a - b", "    return a + b"),)
+
+
+def test_labelled_code_followed_by_prose_is_refused_not_guessed() -> None:
+    answer = "# file: app.py\n\ndef add(a, b):\n    return a + b\n\nThis fixes the sign.\n"
+    reading = read_code(answer, {"app.py": SHAPES}, "app.py")
+    assert reading.edits == () and reading.refusal is not None
