@@ -28,14 +28,13 @@ from bench.effect.corpus import (
     make_workspace,
 )
 from bench.effect.release_bugs import build as build_release_bugs
-from rune_lsp.loop.task import FixTarget, FixTask, RelatedFile
+from rune_lsp.loop.task import FixTarget, RelatedFile
 from rune_lsp.runner.assembly import compose_task, with_check_output, workspace_tools
 from rune_lsp.runner.context import related_files
 from rune_lsp.runner.failing_tests import failing_test_names
 from rune_lsp.runner.offered_check import offered_check
 from rune_lsp.settings import Settings
 from rune_lsp.tools.documents import DiskDocuments
-from rune_lsp.tools.executor import WorkspaceTools
 
 
 @dataclass(frozen=True)
@@ -61,7 +60,7 @@ def reach(task: Task) -> Reach:
         fix = compose_task(tools, FixTarget(path=document, instruction=task.instruction))
         output = failing_output(task)
         checked = with_check_output(tools, document, fix, output)
-        related = related_files_of(tools, document, fix, output)
+        related = related_files(tools, document, fix.text, output)
         changed = changed_lines(task.buggy, task.source("reference.py"))
         offer = offered_check(Settings(), root, document)
         return Reach(
@@ -77,13 +76,6 @@ def reach(task: Task) -> Reach:
             ),
             offered=offer.command if offer is not None else None,
         )
-
-
-def related_files_of(
-    tools: WorkspaceTools, document: Path, fix: FixTask, output: str
-) -> tuple[RelatedFile, ...]:
-    """The files shown beside the test once the check ran (what `with_check_output` words)."""
-    return related_files(tools, document, fix.text, output)
 
 
 def changed_lines(buggy: str, fixed: str) -> frozenset[int]:

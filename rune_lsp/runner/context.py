@@ -91,7 +91,8 @@ def related_files(
         path = _in_workspace(tools.root, frame.path)
         if path == target.resolve():
             failing_lines.append(frame.line)
-        if path is None or path == target.resolve():
+            continue
+        if path is None:
             continue
         entry = found.setdefault(path, _Found(path, "named by the failing check's traceback"))
         entry.lines.append(frame.line)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,7 +163,7 @@ def used_definitions(
                 *((path, method) for method in _own_calls(shown)),
             ]
             for module_path, definition in uses:
-                key = (module_path, definition.lineno)
+                key = (module_path, _span(definition)[0])
                 if module_path == target.resolve() or key in seen:
                     continue
                 seen.add(key)
@@ -172,8 +173,7 @@ def used_definitions(
                     if part.node is not None:
                         following.append((module_path, part.name, part))
         frontier = following
-    under_test = [d for d in found if not _in_test_folder(d.path, root)]
-    return under_test + [d for d in found if d not in under_test]
+    return sorted(found, key=lambda definition: _in_test_folder(definition.path, root))
 
 
 def _in_test_folder(path: Path, root: Path) -> bool:
@@ -304,40 +304,55 @@ def _span(node: _Def) -> tuple[int, int]:
     return first, node.end_lineno or node.lineno
 
 
+@dataclass(frozen=True)
+class _Module:
+    """One parsed file: its top-level definitions and the names its imports bind."""
+
+    own: dict[str, _Def]
+    bound: dict[str, Binding]
+    bases: list[Path]
+
+
 class _Resolver:
-    """Names used in a definition, resolved to the workspace definitions they refer to."""
+    """Names used in a definition, resolved to the workspace definitions they refer to. Each
+    file is read and parsed once per run, however many names lead to it."""
 
     def __init__(self, root: Path, read: Callable[[Path], str | None]) -> None:
         self.root = root
         self.read = read
-        self._trees: dict[Path, ast.Module | None] = {}
+        self._modules: dict[Path, _Module | None] = {}
 
-    def tree(self, path: Path) -> ast.Module | None:
-        if path not in self._trees:
-            text = self.read(path)
-            try:
-                self._trees[path] = parse(text) if text else None
-            except (SyntaxError, ValueError):
-                self._trees[path] = None
-        return self._trees[path]
+    def module(self, path: Path) -> _Module | None:
+        if path not in self._modules:
+            self._modules[path] = self._parsed(path)
+        return self._modules[path]
+
+    def _parsed(self, path: Path) -> _Module | None:
+        text = self.read(path)
+        if not text:
+            return None
+        try:
+            tree = parse(text)
+        except (SyntaxError, ValueError):
+            return None
+        return _Module(
+            _top_definitions(tree), bindings(tree, path, self.root), search_bases(self.root, path)
+        )
 
     def uses(
         self, path: Path, node: ast.AST, first_lines: Sequence[int] = ()
     ) -> Iterator[tuple[Path, _Def]]:
         """The definitions the names in `node` (of file `path`) refer to, in order of use
         (`first_lines` first)."""
-        tree = self.tree(path)
-        if tree is None:
+        module = self.module(path)
+        if module is None:
             return
-        bound = bindings(tree, path, self.root)
-        own = _top_definitions(tree)
-        bases = search_bases(self.root, path)
         for chain in _chains(node, first_lines):
             head, rest = chain[0], chain[1:]
-            if head in own and own[head] is not node:
-                yield path, own[head]
-            elif head in bound:
-                found = self._follow(bound[head], rest, bases, REEXPORT_DEPTH)
+            if head in module.own and module.own[head] is not node:
+                yield path, module.own[head]
+            elif head in module.bound:
+                found = self._follow(module.bound[head], rest, module.bases, REEXPORT_DEPTH)
                 if found is not None:
                     yield found
 
@@ -360,24 +375,23 @@ class _Resolver:
         return self._defined(path, names[0], depth)
 
     def _defined(self, path: Path, name: str, depth: int) -> tuple[Path, _Def] | None:
-        tree = self.tree(path)
-        if tree is None:
+        module = self.module(path)
+        if module is None:
             return None
-        own = _top_definitions(tree)
-        if name in own:
-            return path, own[name]
-        bound = bindings(tree, path, self.root).get(name)
+        if name in module.own:
+            return path, module.own[name]
+        bound = module.bound.get(name)
         if bound is None or depth == 0:
             return None
-        return self._follow(bound, [], search_bases(self.root, path), depth - 1)
+        return self._follow(bound, [], module.bases, depth - 1)
 
 
 def _top_definitions(tree: ast.Module) -> dict[str, _Def]:
     """The functions and classes a module defines at its top level (also under `if`/`try`)."""
     found: dict[str, _Def] = {}
-    pending: list[ast.stmt] = list(tree.body)
+    pending: deque[ast.stmt] = deque(tree.body)
     while pending:
-        node = pending.pop(0)
+        node = pending.popleft()
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             found.setdefault(node.name, node)
         elif isinstance(node, ast.If | ast.Try):
