@@ -92,6 +92,29 @@ def test_builds_from_the_source_package_with_step_progress(
     assert build.ensure_binary(None, progress=no_progress, cancel=Cancel(), root=tmp_path) == path
 
 
+def test_the_configure_step_of_an_x86_64_build_leaves_amx_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    python = _tools(tmp_path, monkeypatch)  # its fake c++ accepts every flag
+    monkeypatch.setattr(build.platform, "machine", lambda: "x86_64")
+    build.build(progress=no_progress, cancel=Cancel(), root=tmp_path, python=python)
+    configure = next(
+        line for line in build.build_log(tmp_path).read_text().splitlines() if " -S " in line
+    )
+    assert f"-DCMAKE_CXX_FLAGS={build.NO_AMX}" in configure
+    assert f"-DCMAKE_C_FLAGS={build.NO_AMX}" in configure
+
+
+def test_a_compiler_that_refuses_the_flags_gets_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    refusing = tmp_path / "c++"
+    refusing.write_text("#!/bin/sh\necho 'unrecognized option' >&2\nexit 1\n", encoding="utf-8")
+    refusing.chmod(refusing.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    assert build.cpu_flags("x86_64") == []
+
+
 def test_amx_is_left_out_on_x86_64_when_the_compiler_knows_the_flags() -> None:
     # -march=native compiles ggml's AMX path in on a Sapphire Rapids Xeon, where it crashed.
     flags = build.cpu_flags("x86_64", accepts=lambda flags: flags == build.NO_AMX)

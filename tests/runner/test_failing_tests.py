@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from rune_lsp.loop.task import FixTarget
+from rune_lsp.runner.assembly import compose_task, with_check_output
 from rune_lsp.runner.context import related_files
 from rune_lsp.runner.failing_tests import (
     CALL_DEPTH,
@@ -259,3 +261,26 @@ def test_a_long_test_file_is_focused_on_its_head_and_failing_tests() -> None:
     assert focus_lines(text, ["test_run"]) == ((1, first_def - 1), (decorator, decorator + 2))
     assert focus_lines(text, ["test_elsewhere"]) == ()
     assert focus_lines("def test_run(:\n", ["test_run"]) == ()
+
+
+def test_the_task_after_a_failing_check_shows_a_long_test_file_at_its_failing_test(
+    root: Path,
+) -> None:
+    _write(root, {"pkg/m.py": "def run():\n    return 1\n"})
+    passing = "".join(f"def test_ok{n}():\n    assert run() == 1\n\n\n" for n in range(300))
+    test = f"from pkg.m import run\n\n\n{passing}def test_run():\n    assert run() == 2\n"
+    target = root / "tests" / "test_x.py"
+    target.write_text(test, encoding="utf-8")
+    tools = WorkspaceTools(root, Sandbox.for_workspace([root]), DiskDocuments())
+    task = compose_task(tools, FixTarget(path=target))
+    output = "tests/test_x.py:1204: AssertionError\nFAILED tests/test_x.py::test_run - assert\n"
+
+    blind, checked = task.prompt(), with_check_output(tools, target, task, output)
+
+    assert "def test_run():" not in blind  # beyond the first 6,000 characters
+    assert "Excerpt (lines 1-3 of 1205):\n```\nfrom pkg.m import run\n" in checked
+    assert (
+        "Excerpt (lines 1204-1205 of 1205):\n```\ndef test_run():\n    assert run() == 2\n```"
+        in checked
+    )
+    assert "def test_ok299" not in checked
