@@ -20,9 +20,10 @@ from rune_lsp.loop.records import Outcome, RunResult
 from rune_lsp.loop.runtime import AgentLoop, LoopConfig
 from rune_lsp.loop.task import FixTarget, FixTask
 from rune_lsp.runner.candidates import ScratchChecks, overlap_checks
-from rune_lsp.runner.context import failing_focus, related_files
+from rune_lsp.runner.context import failing_focus, is_test_target, related_files
 from rune_lsp.runner.driver import Reviewer, RunDriver, StopReason
 from rune_lsp.runner.run_meta import RunMeta
+from rune_lsp.runner.spectrum import NO_SPECTRUM, Spectrum
 from rune_lsp.runner.verify import SaveHook, ShellVerifier, Verifier
 from rune_lsp.settings import Settings
 from rune_lsp.store.pending import PendingStore
@@ -69,11 +70,18 @@ def compose_task(tools: WorkspaceTools, target: FixTarget) -> FixTask:
     return target.task(tools.show(target.path), text, related)
 
 
-def with_check_output(tools: WorkspaceTools, path: Path, task: FixTask, output: str) -> str:
+def with_check_output(
+    tools: WorkspaceTools,
+    path: Path,
+    task: FixTask,
+    output: str,
+    spectrum: Spectrum = NO_SPECTRUM,
+) -> str:
     """The task `task` on `path` again, once the first check ran: the files its traceback
-    names and the code its failing tests use join those shown beside a test, and a long test
-    file is shown as its head and those tests (runner/context.py)."""
-    related = related_files(tools, path, task.text, output)
+    names, the functions its failing tests ran (`spectrum`) and the code they use join those
+    shown beside a test, and a long test file is shown as its head and those tests
+    (runner/context.py)."""
+    related = related_files(tools, path, task.text, output, spectrum)
     return task.model_copy(
         update={"related": related, "focus": failing_focus(tools, path, task.text, output)}
     ).prompt()
@@ -116,7 +124,7 @@ class RunParts:
     loop: AgentLoop
     meta: RunMeta
     verifier: Verifier | None
-    recompose: Callable[[str], str] | None = None
+    recompose: Callable[[str, Spectrum], str] | None = None
     allowance: CommandAllowance = field(default_factory=CommandAllowance)
     #: The conversation of the run this one continues (a follow-up turn), else ().
     history: tuple[Message, ...] = ()
@@ -198,7 +206,7 @@ def assemble(
         )
     served_model, served_url = _served(model, settings)
     recompose = None
-    if isinstance(task, FixTask):
+    if isinstance(task, FixTask) and is_test_target(tools, document):
         recompose = partial(with_check_output, tools, document, task)
     meta = RunMeta(
         provider=settings.provider,

@@ -9,21 +9,25 @@ check runs at a time; the copying happens in a worker thread, so the server stay
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import re
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from rune_lsp.loop.state import CheckReport, PreparedChange, PreparedEdit
-from rune_lsp.runner.scratch import ScratchCopy, ScratchError, sweep_stale
+from rune_lsp.runner.scratch import ScratchCopy, ScratchError, python_path, sweep_stale
+from rune_lsp.runner.spectrum import NO_SPECTRUM, Spectrum, record
 from rune_lsp.runner.verify import CheckOutcome, record_of, report_of
 from rune_lsp.tools.documents import DocumentSource
 from rune_lsp.tools.errors import DocumentError
 from rune_lsp.tools.run_command import run_shell
 
 _T = TypeVar("_T")
+_log = logging.getLogger(__name__)
 
 #: Cores from which a candidate's check runs while the next candidate is generated: below it,
 #: a local model and the check would share too few cores, and each would wait for the other.
@@ -76,14 +80,13 @@ class ScratchChecks:
         Raises ScratchError when the copy cannot be made or a change lies outside it."""
         texts = {**self._buffers(), **self._changed_texts(changes)}
         async with self._lock:
-            if self.copy is None:
-                await self._in_thread(lambda: sweep_stale(self.parent))
-                # Made here, not in the thread: a cancel must find it to remove it.
-                self.copy = ScratchCopy(self.root, parent=self.parent)
-                await self._in_thread(self.copy.populate)
-            copy = self.copy
-            await self._in_thread(lambda: copy.stage(texts))
-            result = await run_shell(self.command, cwd=copy.path, timeout=self.timeout)
+            copy = await self._staged(texts)
+            result = await run_shell(
+                self.command,
+                cwd=copy.path,
+                timeout=self.timeout,
+                env=python_path(copy.import_paths()),
+            )
         record = record_of(self.command, result)
         record = record.model_copy(
             update={
@@ -94,6 +97,40 @@ class ScratchChecks:
         report = report_of(CheckOutcome(record=record))
         failures = count_failures(f"{record.stdout_tail}\n{record.stderr_tail}", record.exit_code)
         return report.model_copy(update={"failures": failures})
+
+    async def spectrum(self) -> Spectrum:
+        """What the check's tests run on the workspace as it is (the open buffers' text over
+        the disk's), recorded in the scratch copy; NO_SPECTRUM when the copy cannot be made."""
+        texts = self._buffers()
+        async with self._lock:
+            try:
+                copy = await self._staged(texts)
+            except (ScratchError, OSError) as exc:
+                _log.info("no spectrum: %s", exc)
+                return NO_SPECTRUM
+            started = time.monotonic()
+            spectrum = await record(
+                self.command, copy.path, self.timeout, self.parent, copy.import_paths()
+            )
+        _log.info(
+            "spectrum: %d failing and %d passing tests, %d functions ran in failing ones (%.1f s)",
+            spectrum.failed,
+            spectrum.passed,
+            len(spectrum.suspects),
+            time.monotonic() - started,
+        )
+        return spectrum
+
+    async def _staged(self, texts: Mapping[str, str]) -> ScratchCopy:
+        """The copy, made on first use, with `texts` (by relative path) over the workspace."""
+        if self.copy is None:
+            await self._in_thread(lambda: sweep_stale(self.parent))
+            # Made here, not in the thread: a cancel must find it to remove it.
+            self.copy = ScratchCopy(self.root, parent=self.parent)
+            await self._in_thread(self.copy.populate)
+        copy = self.copy
+        await self._in_thread(lambda: copy.stage(texts))
+        return copy
 
     async def close(self) -> None:
         """Remove the copy (after any copying still under way): every run ends with this."""

@@ -25,6 +25,7 @@ from rune_lsp.runner.failing_tests import (
     used_definitions,
 )
 from rune_lsp.runner.py_imports import imported_files
+from rune_lsp.runner.spectrum import NO_SPECTRUM, Spectrum, suspect_definitions
 from rune_lsp.tools.errors import ToolError
 from rune_lsp.tools.executor import WorkspaceTools
 
@@ -35,6 +36,8 @@ MAX_CHARS = 6_000
 #: Excerpts shown when the failing test's definitions are followed (runner/failing_tests.py): a
 #: function each, from as many files as they take.
 MAX_DEFINITIONS = 6
+#: Of those, the most taken from the functions the failing tests ran (runner/spectrum.py).
+MAX_SUSPECTS = 4
 #: A file up to this many lines is shown whole; a longer one around what points into it.
 WHOLE_LINES = 80
 AROUND = 12
@@ -74,17 +77,28 @@ def traceback_frames(output: str) -> list[Frame]:
     return [frame for _, frame in sorted(found, key=lambda item: item[0])]
 
 
+def is_test_target(tools: WorkspaceTools, target: Path) -> bool:
+    """Whether `target` is a test, whose task shows more once its check has run: the one rule
+    for `related_files`, `failing_focus` and whether the task is composed again at all."""
+    return is_test_path(tools.show(target))
+
+
 def related_files(
-    tools: WorkspaceTools, target: Path, text: str, check_output: str | None
+    tools: WorkspaceTools,
+    target: Path,
+    text: str,
+    check_output: str | None,
+    spectrum: Spectrum = NO_SPECTRUM,
 ) -> tuple[RelatedFile, ...]:
     """The files shown beside a test `target` (its text `text`): first those the failing
-    check's traceback names, innermost first; then the definitions the failing tests use
-    (runner/failing_tests.py), or, when none is found (no check yet, or no test named), the
-    workspace modules the test imports; bounded by MAX_CHARS in all. Nothing for a file that
-    is no test: its bug is its own."""
-    shown = tools.show(target)
-    if not is_test_path(shown):
+    check's traceback names, innermost first; then the functions the failing tests ran and
+    the passing ones did not (`spectrum`, runner/spectrum.py), best first, then the
+    definitions the failing tests use (runner/failing_tests.py), or, when neither is found (no
+    check yet, or no test named), the workspace modules the test imports; bounded by
+    MAX_CHARS in all. Nothing for a file that is no test: its bug is its own."""
+    if not is_test_target(tools, target):
         return ()
+    shown = tools.show(target)
     found: dict[Path, _Found] = {}
     failing_lines: list[int] = []  # the test's own lines the traceback names
     for frame in reversed(traceback_frames(check_output or "")):
@@ -100,7 +114,10 @@ def related_files(
         return tuple(_read_bounded(tools, found.values(), MAX_FILES))
     tests = failing_test_names(check_output or "", shown)
     read = partial(_readable, tools)
-    used = used_definitions(text, target, tools.root, tests, read, failing_lines)
+    used = [
+        *suspect_definitions(spectrum, tools.root, read, MAX_SUSPECTS),
+        *used_definitions(text, target, tools.root, tests, read, failing_lines),
+    ]
     if used:
         entries = [*found.values(), *_definition_entries(used)]
         return tuple(_read_bounded(tools, entries, len(found) + MAX_DEFINITIONS))
@@ -120,10 +137,9 @@ def failing_focus(
 ) -> tuple[tuple[int, int], ...]:
     """The lines of a test `target` to show when it is too long to show whole: its head and
     the tests the check says fail (runner/failing_tests.py); nothing for a file that is no test."""
-    shown = tools.show(target)
-    if not is_test_path(shown) or target.suffix != ".py":
+    if not is_test_target(tools, target) or target.suffix != ".py":
         return ()
-    return focus_lines(text, failing_test_names(check_output, shown))
+    return focus_lines(text, failing_test_names(check_output, tools.show(target)))
 
 
 def _readable(tools: WorkspaceTools, path: Path) -> str | None:
@@ -139,7 +155,7 @@ def _definition_entries(used: Sequence[Definition]) -> list[_Found]:
     before it in the same file joins its excerpt."""
     entries: list[_Found] = []
     for definition in used:
-        why = f"{definition.name}, used by {definition.caller}"
+        why = definition.why
         last = entries[-1] if entries else None
         if (
             last is not None

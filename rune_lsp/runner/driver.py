@@ -37,6 +37,7 @@ from rune_lsp.review.diff import unified_diff
 from rune_lsp.runner.check_result import CheckCannotRun, CheckCannotRunError
 from rune_lsp.runner.run_meta import RunMeta, pending_run, receipt_of
 from rune_lsp.runner.run_results import cancelled, check_cannot_run, displayed, superseded
+from rune_lsp.runner.spectrum import NO_SPECTRUM, Spectrum
 from rune_lsp.runner.verify import (
     CandidateChecks,
     CheckFeed,
@@ -96,9 +97,10 @@ class RunDriver:
     _stopped: StopReason | None = field(init=False, default=None)
     _task: asyncio.Task[RunResult] | None = field(init=False, default=None)
     _feed: CheckFeed | None = field(init=False, default=None)
-    #: The task again, given the first check's output (runner/assembly.py: the files its
-    #: traceback names join it); None keeps `meta.task`.
-    recompose: Callable[[str], str] | None = None
+    #: The task again, given the first check's output and what its failing tests ran
+    #: (runner/assembly.py: the files its traceback names join it); None (a target that is no
+    #: test) keeps `meta.task`.
+    recompose: Callable[[str, Spectrum], str] | None = None
     #: Set when the run ended because its check cannot run: the front end tells the user.
     unrunnable: CheckCannotRun | None = field(init=False, default=None)
     #: Candidate fixes' checks in a scratch copy (with `candidates` > 1 and a check).
@@ -131,7 +133,11 @@ class RunDriver:
             first = await self._feed.first()
             if self.recompose is not None:
                 record = first.record
-                task = self.recompose(f"{record.stdout_tail}\n{record.stderr_tail}")
+                spectrum = NO_SPECTRUM
+                # A check cut by its time-out would be cut again: only a failure is recorded.
+                if not first.passed and not record.timed_out and self.candidates is not None:
+                    spectrum = await self.candidates.spectrum()
+                task = self.recompose(f"{record.stdout_tail}\n{record.stderr_tail}", spectrum)
                 self.meta = replace(self.meta, task=task)
         return await self.loop.run(
             self.meta.task,

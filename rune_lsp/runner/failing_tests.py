@@ -17,7 +17,7 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from rune_lsp.python_parse import parse
 from rune_lsp.runner.py_imports import Binding, bindings, module_file, search_bases
@@ -83,13 +83,14 @@ _TEST_FOLDERS = frozenset({"tests", "test", "testing"})
 
 @dataclass(frozen=True)
 class Definition:
-    """A definition the failing test uses: lines `first`..`last` (1-based) of `path`."""
+    """A definition to show beside a failing test: lines `first`..`last` (1-based) of `path`,
+    and why it is shown, as the task labels it."""
 
     path: Path
     name: str
     first: int
     last: int
-    caller: str  # the function that uses it: a failing test, or a definition found before
+    why: str
 
 
 def failing_test_names(output: str, shown: str) -> list[str]:
@@ -169,7 +170,8 @@ def used_definitions(
                 seen.add(key)
                 for part in _parts(definition, attributes, shown.owner):
                     seen.add((module_path, part.first))
-                    found.append(Definition(module_path, part.name, part.first, part.last, caller))
+                    why = f"{part.name}, used by {caller}"
+                    found.append(Definition(module_path, part.name, part.first, part.last, why))
                     if part.node is not None:
                         following.append((module_path, part.name, part))
         frontier = following
@@ -178,10 +180,15 @@ def used_definitions(
 
 def _in_test_folder(path: Path, root: Path) -> bool:
     try:
-        parts = path.relative_to(root.resolve()).parts
+        relative = path.relative_to(root.resolve())
     except ValueError:
         return False
-    return any(part in _TEST_FOLDERS for part in parts[:-1])
+    return in_test_folder(relative)
+
+
+def in_test_folder(relative: PurePath) -> bool:
+    """Whether a file at `relative` (to the workspace) lies in a folder of the tests' own code."""
+    return any(part in _TEST_FOLDERS for part in relative.parts[:-1])
 
 
 def _functions(tree: ast.AST) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:

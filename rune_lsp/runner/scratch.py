@@ -24,8 +24,9 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from rune_lsp.tools.ignore import IgnoreRules
@@ -101,6 +102,34 @@ def sweep_stale(parent: Path | None = None) -> int:
     return removed
 
 
+def owned_directory(parent: Path | None = None) -> Path:
+    """A new directory under `parent` (default `scratch_parent()`) named for this process, so
+    that `sweep_stale` removes it once the process is gone. Raises OSError."""
+    parent = parent or scratch_parent()
+    parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=parent))
+
+
+def python_path(first: Sequence[str]) -> dict[str, str]:
+    """The environment that puts `first` before this process's own `PYTHONPATH`."""
+    paths = [*first, *filter(None, [os.environ.get("PYTHONPATH")])]
+    return {"PYTHONPATH": os.pathsep.join(paths)} if paths else {}
+
+
+def _shadows_stdlib(folder: Path) -> bool:
+    """Whether a module or a regular package in `folder` has a standard library module's name
+    (a folder without `__init__.py` does not shadow one: the import goes on looking)."""
+    try:
+        names = {
+            entry.name.removesuffix(".py")
+            for entry in folder.iterdir()
+            if entry.name.endswith(".py") or (entry / "__init__.py").is_file()
+        }
+    except OSError:
+        return True
+    return not names.isdisjoint(sys.stdlib_module_names)
+
+
 def _owner(name: str) -> int | None:
     if not name.startswith(_PREFIX):
         return None
@@ -125,8 +154,7 @@ class ScratchCopy:
         self.source = source.resolve()
         parent = parent or scratch_parent()
         try:
-            parent.mkdir(parents=True, exist_ok=True)
-            self.path = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=parent))
+            self.path = owned_directory(parent)
         except OSError as exc:
             raise ScratchError(f"cannot make a scratch directory in {parent}: {exc}") from exc
         # What each copied file was when copied (mtime, size): what changed since is copied again.
@@ -159,6 +187,18 @@ class ScratchCopy:
                 self._write(relative, text)
         except OSError as exc:
             raise ScratchError(f"cannot update the scratch copy {self.path}: {exc}") from exc
+
+    def import_paths(self) -> tuple[str, ...]:
+        """Where the check's Python imports the workspace's own code from in the copy: its root
+        and its `src` folder. Put first on `PYTHONPATH`, they win over an editable install of
+        the workspace, which would import the user's files instead of the copy's (bare
+        `pytest` puts neither on `sys.path`). A folder holding a module named as one of the
+        standard library's is left out: first on the path, it would shadow that module."""
+        return tuple(
+            str(folder)
+            for folder in (self.path, self.path / "src")
+            if folder.is_dir() and not _shadows_stdlib(folder)
+        )
 
     def translate(self, text: str) -> str:
         """Output of a check run in the copy, naming the workspace's paths instead of its own."""

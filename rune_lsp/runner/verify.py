@@ -18,6 +18,7 @@ from rune_lsp.loop.records import EditRecord
 from rune_lsp.loop.state import CheckReport, PreparedChange
 from rune_lsp.loop.statuses import LANDED
 from rune_lsp.runner.check_result import CheckCannotRunError, cannot_run, could_not_start
+from rune_lsp.runner.spectrum import Spectrum
 from rune_lsp.store.receipt import CheckRecord
 from rune_lsp.text_clip import clip, tail_lines
 from rune_lsp.tools.run_command import ShellResult, run_shell
@@ -99,6 +100,11 @@ class CandidateChecks(Protocol):
     """The check on prepared changes in a scratch copy (runner/candidates.ScratchChecks)."""
 
     async def check(self, changes: Sequence[PreparedChange]) -> CheckReport: ...
+
+    async def spectrum(self) -> Spectrum:
+        """What the check's tests run, recorded in the scratch copy (runner/spectrum.py);
+        NO_SPECTRUM when it cannot be had."""
+        ...
 
     async def close(self) -> None: ...
 

@@ -12,6 +12,7 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,12 +95,15 @@ async def run_shell(
     cwd: Path,
     timeout: float,  # noqa: ASYNC109 - a deadline for the child process, not for this call
     tail_bytes: int = DEFAULT_TAIL_BYTES,
+    env: Mapping[str, str] | None = None,
 ) -> ShellResult:
-    """Run `command` through the shell in `cwd`, stdin closed; keep the last output bytes."""
+    """Run `command` through the shell in `cwd`, stdin closed; keep the last output bytes.
+    `env`: variables set for it over this process's environment."""
     started = time.monotonic()
     process = await asyncio.create_subprocess_shell(
         command,
         cwd=cwd,
+        env={**os.environ, **env} if env else None,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

@@ -48,8 +48,9 @@ def test_the_model_sees_the_module_the_failing_test_imports(
 
     task = _first_request(double)
     assert json.loads(finished.stdout)["outcome"] == "completed"
-    # The check names the failing test: what it calls is shown, and says so.
-    assert "Other file: pkg/x.py (add, used by test_add):" in task
+    # The check names the failing test; run again with a recorder, it shows what the test ran
+    # (runner/spectrum.py), and says so.
+    assert "Other file: pkg/x.py (add, run by the failing test and by no passing test):" in task
     assert "    return a - b" in task
     assert "assert -1 == 3" in task  # the check's report
     assert "The test is right: do not change tests/test_x.py" in task
@@ -79,3 +80,40 @@ def test_a_check_that_cannot_run_costs_no_model_request(
     assert "outcome: failed (step 0/8): the check" in finished.stdout
     assert "cannot run: pytest was called wrongly or found no file" in finished.stdout
     assert "file or directory not found: tests/test_missing.py" in finished.stdout
+
+
+REGISTRY = {
+    "pkg/__init__.py": "",
+    "pkg/commands.py": (
+        "from pkg import words\n\n\ndef run(name, text):\n    return HANDLERS[name](text)\n"
+        "\n\nHANDLERS = {'shout': words.shout, 'whisper': words.whisper}\n"
+    ),
+    "pkg/words.py": (
+        "def shout(text):\n    return text.upper() + '!'\n\n\n"
+        "def whisper(text):\n    return text.lower() + '?'\n"
+    ),
+    "tests/test_commands.py": (
+        "from pkg.commands import run\n\n\ndef test_shout():\n    assert run('shout', 'a') == 'A!'"
+        "\n\n\ndef test_whisper():\n    assert run('whisper', 'A') == 'a...'\n"
+    ),
+}
+
+
+def test_a_function_the_test_reaches_only_at_run_time_is_shown(
+    rune: RunCli, double: ModelDouble, workspace: Path
+) -> None:
+    for name, text in REGISTRY.items():
+        (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / name).write_text(text, encoding="utf-8")
+    before = sorted(workspace.rglob("*"))
+    double.script(Reply(text="I cannot tell."))
+    check = shlex.join([*PYTEST, "tests/test_commands.py::test_whisper"])
+    rune("fix", "tests/test_commands.py", "-m", INSTRUCTION, "--check-command", check, "--no")
+
+    task = _first_request(double)
+    # `whisper` is called through a table: no reading of the test's names reaches it.
+    assert "Other file: pkg/words.py (whisper, run by the failing test and by no" in task
+    assert "    return text.lower() + '?'" in task
+    assert "Other file: pkg/commands.py (run, run by the failing test and by 1 of the 1" in task
+    # The recording ran in the run's scratch copy: the workspace holds what it held.
+    assert sorted(workspace.rglob("*")) == before

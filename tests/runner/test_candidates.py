@@ -17,7 +17,8 @@ from rune_lsp.loop.state import PreparedEdit
 from rune_lsp.runner.candidates import ScratchChecks, count_failures
 from rune_lsp.runner.driver import RunDriver
 from rune_lsp.runner.run_meta import RunMeta
-from rune_lsp.runner.scratch import ScratchError
+from rune_lsp.runner.scratch import ScratchCopy, ScratchError
+from rune_lsp.runner.spectrum import NO_SPECTRUM
 from rune_lsp.runner.verify import ShellVerifier
 from rune_lsp.store.receipts import ReceiptStore
 from rune_lsp.tools.documents import DiskDocuments
@@ -134,6 +135,52 @@ async def test_the_open_buffers_text_wins_over_the_disk(workspace: Path, tmp_pat
     assert (workspace / "calc.py").read_text() == BUGGY
 
 
+async def test_the_copys_code_wins_over_an_editable_install_of_the_workspace(
+    workspace: Path, tmp_path: Path
+) -> None:
+    # What `pip install -e .` leaves: a site folder whose `.pth` names the workspace. Bare
+    # `pytest` puts neither the workspace nor the copy on `sys.path`, so without the copy
+    # first on `PYTHONPATH` the check would import the user's calc.py, not the candidate's.
+    site_folder = tmp_path / "site"
+    site_folder.mkdir()
+    (site_folder / "__editable__.calc.pth").write_text(f"{workspace}\n")
+    tests = workspace / "tests"
+    tests.mkdir()
+    (tests / "check.py").write_text(
+        f"import site\nsite.addsitedir({str(site_folder)!r})\n"
+        + CHECK.replace('sys.path.insert(0, ".")\n', "")
+    )
+    scratch = ScratchChecks(
+        shlex.join([sys.executable, "-B", "tests/check.py"]),
+        root=workspace,
+        documents=DiskDocuments(),
+        timeout=30,
+        parent=tmp_path / "scratch",
+    )
+    try:
+        report = await scratch.check([edit(workspace, FIXED)])
+    finally:
+        await scratch.close()
+    assert report.passed, report.output
+
+
+def test_a_folder_that_would_shadow_the_standard_library_is_not_put_first(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "ws"
+    (source / "src" / "pkg").mkdir(parents=True)
+    (source / "src" / "pkg" / "__init__.py").write_text("")
+    (source / "test").mkdir()  # no __init__.py: it shadows nothing
+    copy = ScratchCopy(source, parent=tmp_path / "scratch")
+    try:
+        copy.populate()
+        assert copy.import_paths() == (str(copy.path), str(copy.path / "src"))
+        (copy.path / "random.py").write_text("")  # `import random` would find this one
+        assert copy.import_paths() == (str(copy.path / "src"),)
+    finally:
+        copy.remove()
+
+
 async def test_output_names_the_workspace_not_the_copy(workspace: Path, tmp_path: Path) -> None:
     (workspace / "check.py").write_text("import os\nprint(os.getcwd())\nraise SystemExit(1)\n")
     scratch = checks(workspace, tmp_path)
@@ -238,3 +285,56 @@ async def test_a_change_outside_the_workspace_is_never_checked(
         await scratch.check([edit(tmp_path, "x = 2\n", "elsewhere.py")])
     await scratch.close()
     assert elsewhere.read_text() == "x = 1\n"
+
+
+def _pytest_checks(workspace: Path, tmp_path: Path, documents: DiskDocuments) -> ScratchChecks:
+    (workspace / "test_calc.py").write_text(
+        "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\n"
+        "def test_zero():\n    assert add(0, 0) == 0\n"
+    )
+    command = shlex.join(
+        [sys.executable, "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_calc.py"]
+    )
+    return ScratchChecks(
+        command, root=workspace, documents=documents, timeout=30, parent=tmp_path / "scratch"
+    )
+
+
+def test_the_spectrum_is_recorded_in_the_copy_on_the_buffers_text(
+    workspace: Path, tmp_path: Path
+) -> None:
+    # The editor holds a version of calc.py with the bug in a helper: the recording runs that.
+    helper = "def _sub(a, b):\n    return a - b\n\n\ndef add(a, b):\n    return _sub(a, b)\n"
+    scratch = _pytest_checks(workspace, tmp_path, Buffers({workspace / "calc.py": helper}))
+    before = sorted(workspace.rglob("*"))
+
+    async def go() -> list[str]:
+        try:
+            spectrum = await scratch.spectrum()
+            return [f"{s.path}:{s.line}:{s.passed}" for s in spectrum.suspects]
+        finally:
+            await scratch.close()
+
+    # test_zero passes through both functions, so the test itself ranks first.
+    assert asyncio.run(go()) == ["test_calc.py:4:0", "calc.py:5:1", "calc.py:1:1"]
+    assert sorted(workspace.rglob("*")) == before  # the workspace is untouched
+    assert not (tmp_path / "scratch").exists() or not any((tmp_path / "scratch").iterdir())
+
+
+def test_no_spectrum_when_the_copy_cannot_be_made(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scratch = _pytest_checks(workspace, tmp_path, DiskDocuments())
+
+    def refuse(self: object) -> int:
+        raise ScratchError("no room for the copy")
+
+    monkeypatch.setattr("rune_lsp.runner.scratch.ScratchCopy.populate", refuse)
+
+    async def go() -> object:
+        try:
+            return await scratch.spectrum()
+        finally:
+            await scratch.close()
+
+    assert asyncio.run(go()) == NO_SPECTRUM

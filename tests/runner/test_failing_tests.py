@@ -74,7 +74,9 @@ def _used(root: Path, test: str, tests: list[str], lines: tuple[int, ...] = ()) 
     target = root / "tests" / "test_x.py"
     target.write_text(test, encoding="utf-8")
     found = used_definitions(test, target, root, tests, _read, lines)
-    return [f"{d.path.relative_to(root).as_posix()}:{d.name}<-{d.caller}" for d in found]
+    # "natural, used by test_natural" reads as "natural<-test_natural".
+    shown = (f"{d.path.relative_to(root).as_posix()}:{d.why}" for d in found)
+    return [line.replace(", used by ", "<-") for line in shown]
 
 
 def _read(path: Path) -> str | None:

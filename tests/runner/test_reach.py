@@ -6,12 +6,19 @@ from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
+from rune_lsp.loop.runtime import AgentLoop, LoopConfig
+from rune_lsp.loop.state import CheckReport, PreparedChange
 from rune_lsp.loop.task import FixTarget
 from rune_lsp.runner.assembly import assemble, compose_task, workspace_tools
+from rune_lsp.runner.driver import RunDriver
+from rune_lsp.runner.run_meta import RunMeta
+from rune_lsp.runner.spectrum import NO_SPECTRUM, Spectrum
+from rune_lsp.runner.verify import ShellVerifier
 from rune_lsp.settings import Settings
 from rune_lsp.store.receipts import ReceiptStore
 from rune_lsp.tools.documents import DiskDocuments
@@ -89,3 +96,126 @@ async def test_a_block_for_the_module_is_its_edit_reviewed(workspace: Path, tmp_
     assert (workspace / "pkg" / "core.py").read_text(encoding="utf-8") == (
         "def ratio(a, b):\n    return a / b\n"
     )
+
+
+# What the failing tests ran (runner/spectrum.py) joins the task.
+
+REGISTRY = (
+    "from pkg import words\n\n\ndef run(name, text):\n    return HANDLERS[name](text)\n\n\n"
+    'HANDLERS = {"shout": words.shout, "whisper": words.whisper}\n'
+)
+WORDS = (
+    'def shout(text):\n    return text.upper() + "!"\n\n\n'
+    'def whisper(text):\n    return text.lower() + "!"  # the bug: "..."\n'
+)
+REGISTRY_TEST = (
+    "from pkg.commands import run\n\n\ndef test_shout():\n"
+    '    assert run("shout", "a") == "A!"\n\n\ndef test_whisper():\n'
+    '    assert run("whisper", "A") == "a..."\n'
+)
+
+
+async def test_a_function_the_failing_test_ran_joins_the_task(
+    workspace: Path, tmp_path: Path
+) -> None:
+    (workspace / "pkg" / "commands.py").write_text(REGISTRY, encoding="utf-8")
+    (workspace / "pkg" / "words.py").write_text(WORDS, encoding="utf-8")
+    (workspace / "tests" / "test_commands.py").write_text(REGISTRY_TEST, encoding="utf-8")
+    command = [sys.executable, "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    check = shlex.join([*command, "tests/test_commands.py::test_whisper"])
+    settings = Settings(check_command=check, max_iterations=2, state_dir=str(tmp_path / "state"))
+    document = workspace / "tests" / "test_commands.py"
+    tools = workspace_tools(settings, document, [workspace], DiskDocuments())
+    task = compose_task(tools, FixTarget(path=document, instruction="The test fails."))
+    model = ScriptedModel.of(answer("I cannot tell."))
+    parts = assemble(
+        settings, model=model, tools=tools, task=task, document=document, document_uri="file:///t"
+    )
+
+    driver = parts.driver(RecordingReviewer(), receipt_store=ReceiptStore(tmp_path / "state"))
+    await driver.start("reach-2")
+
+    first = model.calls[0].messages[1].content
+    # Only a run reaches `whisper` (through the table); the static reader finds `run`.
+    assert (
+        "Other file: pkg/words.py (whisper, run by the failing test and by no passing test)"
+        in first
+    )
+    assert "    return text.lower() + " in first
+
+
+def test_a_target_that_is_no_test_is_composed_once(workspace: Path, tmp_path: Path) -> None:
+    settings = Settings(check_command=CHECK, state_dir=str(tmp_path / "state"))
+    document = workspace / "pkg" / "core.py"
+    tools = workspace_tools(settings, document, [workspace], DiskDocuments())
+    task = compose_task(tools, FixTarget(path=document, instruction="Fix it."))
+
+    parts = assemble(
+        settings,
+        model=ScriptedModel.of(),
+        tools=tools,
+        task=task,
+        document=document,
+        document_uri=document.as_uri(),
+    )
+
+    # Nothing is shown beside it after the check: nothing to record or compose again.
+    assert parts.recompose is None
+
+
+class _CountingChecks:
+    """CandidateChecks that count the recordings asked for."""
+
+    def __init__(self) -> None:
+        self.recordings = 0
+
+    async def check(self, changes: Sequence[PreparedChange]) -> CheckReport:
+        raise AssertionError("no candidate is checked here")
+
+    async def spectrum(self) -> Spectrum:
+        self.recordings += 1
+        return NO_SPECTRUM
+
+    async def close(self) -> None:
+        return None
+
+
+@pytest.mark.parametrize(
+    ("check", "seconds", "recordings"),
+    [
+        ("exit 1", 30.0, 1),  # a failure: what its tests ran is recorded
+        ("exit 0", 30.0, 0),  # a pass: nothing to localise
+        ("sleep 30", 0.3, 0),  # cut by its time-out: a recording would be cut too
+    ],
+)
+async def test_the_failing_tests_run_is_recorded_only_after_a_failure(
+    workspace: Path, tmp_path: Path, check: str, seconds: float, recordings: int
+) -> None:
+    checks = _CountingChecks()
+    driver = RunDriver(
+        loop=AgentLoop(
+            ScriptedModel.of(answer("No change.")),
+            workspace_tools(
+                Settings(), workspace / "tests" / "test_api.py", [workspace], DiskDocuments()
+            ),
+            LoopConfig(),
+        ),
+        reviewer=RecordingReviewer(),
+        meta=RunMeta(
+            provider="ollama",
+            model="scripted",
+            base_url="http://127.0.0.1:1",
+            task="Fix it.",
+            document_uri="file:///t",
+            document_path=str(workspace / "tests" / "test_api.py"),
+            workspace_root=str(workspace),
+        ),
+        receipt_store=ReceiptStore(tmp_path / "state"),
+        verifier=ShellVerifier(check, cwd=workspace, timeout=seconds),
+        candidates=checks,
+        recompose=lambda output, spectrum: "Fix it, again.",
+    )
+
+    await driver.start("reach-3")
+
+    assert checks.recordings == recordings

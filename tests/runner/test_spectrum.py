@@ -1,0 +1,385 @@
+"""runner/spectrum.py: the check's pytest run again with a recorder, and its functions ranked
+by how strongly running them goes with failing (Ochiai). The recordings are real pytest runs
+in a temporary workspace, on this interpreter and, where one is installed, on another."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rune_lsp.runner import spectrum as spectrum_module
+from rune_lsp.runner.spectrum import (
+    NO_SPECTRUM,
+    PLUGIN,
+    Spectrum,
+    Suspect,
+    ranked,
+    record,
+    recording_command,
+    suspect_definitions,
+)
+
+PYTEST = [sys.executable, "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:asyncio"]
+
+#: A registry the tests reach only at run time: `run("shout", ...)` calls `shout` through a
+#: dict, which no reading of the test's names follows.
+COMMANDS = """\
+from pkg import words
+
+
+def run(name, text):
+    return HANDLERS[name](text)
+
+
+HANDLERS = {"shout": words.shout, "whisper": words.whisper}
+"""
+WORDS = """\
+def shout(text):
+    return text.upper() + "!"
+
+
+def whisper(text):
+    def quiet(part):
+        return part.lower()
+
+    return " ".join(quiet(p) for p in text.split()) + "..."  # the bug: should keep one space
+
+
+class Echo:
+    @staticmethod
+    def twice(text):
+        return text + text
+"""
+TESTS = """\
+from pkg.commands import run
+from pkg.words import Echo
+
+
+def test_shout():
+    assert run("shout", "hi") == "HI!"
+
+
+def test_whisper():
+    assert run("whisper", "A  B") == "a  b..."
+
+
+def test_echo():
+    assert Echo.twice("a") == "aa"
+"""
+
+
+@pytest.fixture(autouse=True)
+def _unhurried(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recording's own bound, raised: a loaded machine must not turn these into
+    time-outs (the time-out has its own test)."""
+    monkeypatch.setattr(spectrum_module, "TIMEOUT", 300.0)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = (tmp_path / "ws").resolve()
+    for name, text in {
+        "pkg/__init__.py": "",
+        "pkg/commands.py": COMMANDS,
+        "pkg/words.py": WORDS,
+        "tests/test_words.py": TESTS,
+    }.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def _read(path: Path) -> str | None:
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+def _record(root: Path, command: list[str], timeout: float = 300.0) -> Spectrum:
+    return asyncio.run(record(shlex.join(command), root, timeout))
+
+
+# The command the recording runs.
+
+RECORDER = "/tmp/recorder"
+
+
+def test_the_checks_test_ids_are_widened_to_their_files_and_the_recorder_is_added() -> None:
+    command = "python -m pytest -q tests/test_a.py::test_x tests/test_a.py::T::test_y tests/b.py"
+
+    assert recording_command(command, RECORDER) == (
+        f"python -m pytest -q tests/test_a.py tests/b.py -p {PLUGIN}"
+    )
+
+
+def test_a_parametrized_id_and_a_quoted_expression_are_no_shell_syntax() -> None:
+    command = "pytest 'tests/test_a.py::test_x[1-(2)]' -k 'a and (b or c)'"
+
+    assert recording_command(command, RECORDER) == (
+        f"pytest tests/test_a.py -k 'a and (b or c)' -p {PLUGIN}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "recorded"),
+    [
+        # Repeated options and their values are the user's: never merged.
+        (
+            "pytest -p no:cacheprovider -p no:asyncio t.py::a",
+            "pytest -p no:cacheprovider -p no:asyncio t.py",
+        ),
+        ("pytest . --rootdir . t.py::a", "pytest . --rootdir . t.py"),
+        # A deselected id stays an id; a warning filter is no test id.
+        (
+            "pytest tests/a.py --deselect tests/a.py::t",
+            "pytest tests/a.py --deselect tests/a.py::t",
+        ),
+        (
+            "pytest -W error::DeprecationWarning tests/a.py::t",
+            "pytest -W error::DeprecationWarning tests/a.py",
+        ),
+        # The recorder comes first on a path the command sets itself.
+        (
+            "PYTHONPATH=src pytest tests/a.py::t",
+            f"PYTHONPATH={RECORDER}{os.pathsep}src pytest tests/a.py",
+        ),
+        ("env X=PYTHONPATH=y pytest t.py", "env X=PYTHONPATH=y pytest t.py"),
+    ],
+)
+def test_only_test_ids_are_widened(command: str, recorded: str) -> None:
+    assert recording_command(command, RECORDER) == f"{recorded} -p {PLUGIN}"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "make test",  # no pytest: nothing is recorded
+        "python -m unittest tests.test_x",
+        "cd sub && pytest tests",  # the shell's: not rewritten
+        "pytest tests | tee log",
+        "pytest tests>log",
+        "pytest $TESTS",
+        "pytest `cat tests.txt`",
+        "pytest 'unbalanced",
+    ],
+)
+def test_a_check_that_is_no_plain_pytest_command_is_not_recorded(command: str) -> None:
+    assert recording_command(command, RECORDER) is None
+
+
+# The ranking.
+
+
+def test_what_only_the_failing_tests_ran_ranks_first_and_ties_keep_the_order_run() -> None:
+    spectrum = ranked(
+        [
+            (True, [("a.py", 1), ("b.py", 1), ("c.py", 1)]),
+            (False, [("a.py", 1)]),
+            (True, [("c.py", 1), ("b.py", 1)]),
+        ]
+    )
+
+    assert (spectrum.failed, spectrum.passed) == (2, 1)
+    assert [(s.path, s.failed, s.passed) for s in spectrum.suspects] == [
+        ("b.py", 2, 0),
+        ("c.py", 2, 0),
+        ("a.py", 1, 1),
+    ]
+    assert spectrum.suspects[0].score == pytest.approx(1.0)
+    assert spectrum.suspects[2].score == pytest.approx(1 / 2)  # 1 / sqrt(2 * (1 + 1))
+
+
+def test_no_failing_test_is_no_spectrum() -> None:
+    assert ranked([(False, [("a.py", 1)])]) == NO_SPECTRUM
+    assert ranked([]) == NO_SPECTRUM
+
+
+# Recording a real pytest run.
+
+
+def test_a_function_reached_only_at_run_time_is_the_first_suspect(workspace: Path) -> None:
+    spectrum = _record(workspace, [*PYTEST, "tests/test_words.py::test_whisper"])
+
+    # The ids were widened: the two passing tests tell the functions apart.
+    assert (spectrum.failed, spectrum.passed) == (1, 2)
+    found = suspect_definitions(spectrum, workspace, _read, 2)
+    assert [(d.path.name, d.name, d.first, d.last) for d in found] == [
+        ("words.py", "whisper", 5, 9),  # its closure `quiet` is shown as the function it is in
+        ("commands.py", "run", 4, 5),
+    ]
+    assert found[0].why == "whisper, run by the failing test and by no passing test"
+    assert found[1].why == "run, run by the failing test and by 1 of the 2 passing tests"
+
+
+def test_the_recording_leaves_nothing_behind(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    before = sorted(p.relative_to(workspace) for p in workspace.rglob("*"))
+
+    command = shlex.join([*PYTEST, "tests/test_words.py"])
+    spectrum = asyncio.run(record(command, workspace, 300.0, temporary))
+
+    assert spectrum.failed == 1
+    assert sorted(p.relative_to(workspace) for p in workspace.rglob("*")) == before
+    assert list(temporary.iterdir()) == []
+
+
+def test_a_recording_that_runs_out_of_time_is_no_spectrum(workspace: Path) -> None:
+    (workspace / "tests" / "test_slow.py").write_text(
+        "import time\n\n\ndef test_slow():\n    time.sleep(30)\n    assert False\n",
+        encoding="utf-8",
+    )
+
+    assert _record(workspace, [*PYTEST, "tests/test_slow.py"], timeout=1.0) == NO_SPECTRUM
+
+
+def test_a_recording_that_cannot_start_is_no_spectrum(workspace: Path) -> None:
+    command = ["/nonexistent/python", "-m", "pytest", "tests/test_words.py"]
+
+    assert _record(workspace, command) == NO_SPECTRUM
+
+
+def test_skipped_and_expected_failures_say_nothing_about_the_code(workspace: Path) -> None:
+    (workspace / "tests" / "test_more.py").write_text(
+        "import pytest\n"
+        "from pkg.words import shout, whisper\n\n\n"
+        "@pytest.mark.xfail(reason='known')\n"
+        "def test_known():\n    assert whisper('A  B') == 'x'\n\n\n"
+        "@pytest.mark.skip(reason='later')\n"
+        "def test_later():\n    shout('a')\n\n\n"
+        "def test_loud():\n    assert shout('a') == 'A!'\n\n\n"
+        "@pytest.fixture\n"
+        "def broken():\n    raise RuntimeError\n\n\n"
+        "def test_broken_setup(broken):\n    pass\n",
+        encoding="utf-8",
+    )
+
+    spectrum = _record(workspace, [*PYTEST, "tests/test_more.py"])
+
+    # test_broken_setup failed (in its setup), test_loud passed; xfail and skip are left out.
+    assert (spectrum.failed, spectrum.passed) == (1, 1)
+
+
+def test_a_recorder_that_cannot_be_put_in_place_is_no_spectrum(
+    workspace: Path, tmp_path: Path
+) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("", encoding="utf-8")  # a file where the recorder's folder would go
+
+    found = asyncio.run(record(shlex.join([*PYTEST, "tests"]), workspace, 60.0, blocked))
+
+    assert found == NO_SPECTRUM
+
+
+def test_a_recording_larger_than_its_bound_is_no_spectrum(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(spectrum_module, "MAX_BYTES", 10)
+
+    assert _record(workspace, [*PYTEST, "tests/test_words.py"]) == NO_SPECTRUM
+
+
+def test_each_xdist_worker_s_recording_is_read(workspace: Path) -> None:
+    pytest.importorskip("xdist", reason="pytest-xdist is not installed")
+
+    spectrum = _record(workspace, [*PYTEST, "-p", "xdist", "-n", "2", "tests/test_words.py"])
+
+    assert (spectrum.failed, spectrum.passed) == (1, 2)
+
+
+def test_a_run_where_every_test_passes_is_no_spectrum(workspace: Path) -> None:
+    (workspace / "tests" / "test_ok.py").write_text(TESTS.split("def test_whisper")[0])
+
+    assert _record(workspace, [*PYTEST, "tests/test_ok.py::test_shout"]) == NO_SPECTRUM
+
+
+def _other_interpreter() -> str | None:
+    """An installed Python of another minor version that has pytest (the recorder runs in the
+    user's interpreter, not rune-lsp's)."""
+    for minor in (13, 12, 8):
+        found = shutil.which(f"python3.{minor}")
+        if found is None or f"3.{minor}" == f"{sys.version_info[0]}.{sys.version_info[1]}":
+            continue
+        probe = subprocess.run(
+            [found, "-c", "import pytest"], capture_output=True, check=False, env=dict(os.environ)
+        )
+        if probe.returncode == 0:
+            return found
+    return None
+
+
+def test_the_recorder_runs_in_another_interpreter_too(workspace: Path) -> None:
+    other = _other_interpreter()
+    if other is None:
+        pytest.skip("no python3.13, 3.12 or 3.8 with pytest installed on this machine")
+    command = [other, "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+
+    spectrum = _record(workspace, [*command, "tests/test_words.py::test_whisper"])
+
+    found = suspect_definitions(spectrum, workspace, _read, 1)
+    assert [d.name for d in found] == ["whisper"]
+
+
+# Which definitions are shown.
+
+
+def test_test_code_is_never_a_suspect(workspace: Path) -> None:
+    spectrum = Spectrum(
+        1,
+        0,
+        (
+            Suspect("tests/test_words.py", 9, 1.0, 1, 0),
+            Suspect("conftest.py", 1, 1.0, 1, 0),
+            Suspect("pkg/words.py", 13, 1.0, 1, 0),
+        ),
+    )
+    (workspace / "conftest.py").write_text("def fixture():\n    pass\n", encoding="utf-8")
+
+    found = suspect_definitions(spectrum, workspace, _read, 4)
+
+    # A method is named with its class, and shown from its decorator.
+    assert [(d.name, d.first) for d in found] == [("Echo.twice", 13)]
+
+
+def test_a_definition_under_an_if_or_a_try_is_found(workspace: Path) -> None:
+    (workspace / "pkg" / "compat.py").write_text(
+        "import sys\n"
+        "if sys.version_info >= (3,):\n"
+        "    def text(x):\n        return str(x)\n"
+        "try:\n    import missing\n"
+        "except ImportError:\n"
+        "    class Missing:\n        def ok(self):\n            return 1\n",
+        encoding="utf-8",
+    )
+    spectrum = Spectrum(
+        1, 0, (Suspect("pkg/compat.py", 3, 1.0, 1, 0), Suspect("pkg/compat.py", 9, 1.0, 1, 0))
+    )
+
+    found = suspect_definitions(spectrum, workspace, _read, 4)
+
+    assert [(d.name, d.first, d.last) for d in found] == [("text", 3, 4), ("Missing.ok", 9, 10)]
+
+
+def test_an_unreadable_file_and_a_line_in_no_function_are_skipped(workspace: Path) -> None:
+    spectrum = Spectrum(
+        2,
+        0,
+        (
+            Suspect("pkg/gone.py", 1, 1.0, 2, 0),
+            Suspect("pkg/commands.py", 8, 1.0, 2, 0),  # the module's table
+            Suspect("pkg/words.py", 1, 0.5, 1, 0),
+        ),
+    )
+
+    found = suspect_definitions(spectrum, workspace, _read, 4)
+
+    assert [(d.name, d.why) for d in found] == [
+        ("shout", "shout, run by 1 of the 2 failing tests and by no passing test")
+    ]
