@@ -12,10 +12,12 @@ and the check rune would offer. Nothing here asserts: the numbers are the result
 from __future__ import annotations
 
 import argparse
+import asyncio
 import difflib
 import shutil
 import statistics
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +35,7 @@ from rune_lsp.runner.assembly import compose_task, with_check_output, workspace_
 from rune_lsp.runner.context import related_files
 from rune_lsp.runner.failing_tests import failing_test_names
 from rune_lsp.runner.offered_check import offered_check
+from rune_lsp.runner.spectrum import NO_SPECTRUM, record
 from rune_lsp.settings import Settings
 from rune_lsp.tools.documents import DiskDocuments
 
@@ -50,17 +53,24 @@ class Reach:
     #: The first failing test's `def` line is in the task shown with the check.
     test_checked: bool
     offered: str | None
+    #: The recording run (runner/spectrum.py): whether it saw a failing test, and its seconds.
+    recorded: bool = False
+    recording_seconds: float = 0.0
 
 
-def reach(task: Task) -> Reach:
+def reach(task: Task, *, spectrum: bool = True) -> Reach:
     with tempfile.TemporaryDirectory(prefix="rune-reach-") as scratch:
         root = make_workspace(task, Path(scratch) / "ws")
         document = root / task.target
         tools = workspace_tools(Settings(), document, [root], DiskDocuments())
         fix = compose_task(tools, FixTarget(path=document, instruction=task.instruction))
         output = failing_output(task)
-        checked = with_check_output(tools, document, fix, output)
-        related = related_files(tools, document, fix.text, output)
+        ran, started = NO_SPECTRUM, time.monotonic()
+        if spectrum:  # as the run records it, in its scratch copy: here the task's own copy
+            ran = asyncio.run(record(task.test_command, root, Settings().command_timeout))
+        recording_seconds = time.monotonic() - started
+        checked = with_check_output(tools, document, fix, output, ran)
+        related = related_files(tools, document, fix.text, output, ran)
         changed = changed_lines(task.buggy, task.source("reference.py"))
         offer = offered_check(Settings(), root, document)
         return Reach(
@@ -75,6 +85,8 @@ def reach(task: Task) -> Reach:
                 f"def {name}(" in checked for name in failing_test_names(output, task.target)[:1]
             ),
             offered=offer.command if offer is not None else None,
+            recorded=ran.failed > 0,
+            recording_seconds=recording_seconds,
         )
 
 
@@ -104,27 +116,34 @@ def bug_lines_shown(related: Sequence[RelatedFile], program: str, changed: froze
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", choices=("multi", "release_multi"), default="multi")
+    parser.add_argument(
+        "--no-spectrum",
+        action="store_true",
+        help="leave out what the failing tests ran (runner/spectrum.py): the static reach alone",
+    )
     args = parser.parse_args(argv)
+    spectrum = not args.no_spectrum
     if args.corpus not in BUILT_CORPORA:
-        _report(load_corpus(args.corpus))
+        _report(load_corpus(args.corpus), spectrum)
         return
     built = Path(tempfile.mkdtemp(prefix="rune-reach-"))
     try:
         build_release_bugs(built, args.corpus)
-        _report(load_corpus(args.corpus, built))
+        _report(load_corpus(args.corpus, built), spectrum)
     finally:
         shutil.rmtree(built, ignore_errors=True)
 
 
-def _report(tasks: Sequence[Task]) -> None:
-    rows = [reach(task) for task in tasks]
+def _report(tasks: Sequence[Task], spectrum: bool) -> None:
+    rows = [reach(task, spectrum=spectrum) for task in tasks]
     for row in rows:
         print(
             f"{row.task}: module shown blind {row.shown_blind}, with check {row.shown_checked}"
             f" (the fix's lines {row.lines_checked}, the failing test {row.test_checked}); "
             f"{row.test_only_chars} -> {row.blind_chars} / {row.checked_chars} chars; "
-            f"offered: {row.offered}"
+            f"offered: {row.offered}; recorded {row.recorded} in {row.recording_seconds:.1f} s"
         )
+    seconds = sorted(r.recording_seconds for r in rows)
     print(
         f"module shown: blind {sum(r.shown_blind for r in rows)}/{len(rows)}, "
         f"with check {sum(r.shown_checked for r in rows)}/{len(rows)}, the fix's lines with "
@@ -133,7 +152,9 @@ def _report(tasks: Sequence[Task]) -> None:
         f"only {statistics.median(r.test_only_chars for r in rows)}, blind "
         f"{statistics.median(r.blind_chars for r in rows)}, with check "
         f"{statistics.median(r.checked_chars for r in rows)}; offered "
-        f"{sum(r.offered is not None for r in rows)}/{len(rows)}"
+        f"{sum(r.offered is not None for r in rows)}/{len(rows)}; recorded "
+        f"{sum(r.recorded for r in rows)}/{len(rows)} in {statistics.median(seconds):.1f} s "
+        f"median, {seconds[-1]:.1f} s max"
     )
 
 
