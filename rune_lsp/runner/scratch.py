@@ -152,11 +152,10 @@ class ScratchCopy:
 
     def __init__(self, source: Path, *, parent: Path | None = None) -> None:
         self.source = source.resolve()
-        parent = parent or scratch_parent()
         try:
             self.path = owned_directory(parent)
-        except OSError as exc:
-            raise ScratchError(f"cannot make a scratch directory in {parent}: {exc}") from exc
+        except OSError as exc:  # its message names the folder it could not make
+            raise ScratchError(f"cannot make a scratch directory: {exc}") from exc
         # What each copied file was when copied (mtime, size): what changed since is copied again.
         self._stamps: dict[str, tuple[int, int]] = {}
         # Files holding something else than the source's disk text (a buffer, a candidate).

@@ -99,8 +99,14 @@ NO_SPECTRUM = Spectrum(0, 0, ())
 def recording_command(check_command: str, recorder: str) -> str | None:
     """The check command as the recording runs it: its `path::test` ids widened to their
     files, the recorder (loaded from the folder `recorder`) added, the folder put first on a
-    `PYTHONPATH=` the command sets itself; None when the check does not run pytest, or is the
-    shell's (an operator, an expansion) or cannot be read as words, so nothing is recorded."""
+    `PYTHONPATH=` the command sets itself; None when nothing is recorded (`recorded_words`)."""
+    words = recorded_words(check_command)
+    return None if words is None else _widened(words, recorder)
+
+
+def recorded_words(check_command: str) -> list[str] | None:
+    """The check command's words when a recording can run it: None when it does not run
+    pytest, or is the shell's (an operator, an expansion) or cannot be read as words."""
     if any(char in check_command for char in _EXPANSIONS):
         return None
     try:
@@ -113,6 +119,10 @@ def recording_command(check_command: str, recorder: str) -> str | None:
         return None  # `cd x && pytest`, `pytest | tee`: kept as the shell reads it, or not at all
     if not any(Path(word).name in ("pytest", "py.test") for word in words):
         return None
+    return words
+
+
+def _widened(words: Sequence[str], recorder: str) -> str:
     widened: list[str] = []
     leading = True  # still in the `NAME=value` words before the command
     for index, word in enumerate(words):
@@ -142,15 +152,16 @@ async def record(
     a folder under `parent` (runner/scratch.py: a crashed process's is swept) and first on
     `PYTHONPATH`, `import_paths` after it: NO_SPECTRUM when the check runs no pytest, or the
     recording fails, times out or records no failing test."""
+    words = recorded_words(check_command)
+    if words is None:  # decided before any folder is made
+        return NO_SPECTRUM
     try:
         folder = await asyncio.to_thread(owned_directory, parent)
     except OSError as exc:
         _log.info("no spectrum: %s", exc)
         return NO_SPECTRUM
     try:
-        command = recording_command(check_command, str(folder))
-        if command is None:
-            return NO_SPECTRUM
+        command = _widened(words, str(folder))
         shutil.copyfile(spectrum_plugin.__file__, folder / f"{PLUGIN}.py")
         out = folder / "out"
         out.mkdir()

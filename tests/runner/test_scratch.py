@@ -138,3 +138,13 @@ def test_the_next_start_sweeps_copies_of_dead_processes_only(workspace: Path, pa
     other.mkdir()
     assert sweep_stale(parent) == 1
     assert not left.exists() and mine.path.exists() and other.exists()
+
+
+def test_a_copy_that_cannot_be_made_names_the_folder(workspace: Path, tmp_path: Path) -> None:
+    from rune_lsp.runner.scratch import ScratchError
+
+    blocked = tmp_path / "file"
+    blocked.write_text("", encoding="utf-8")  # a file where the scratch folder would go
+
+    with pytest.raises(ScratchError, match=r"cannot make a scratch directory.*file"):
+        ScratchCopy(workspace, parent=blocked)

@@ -240,6 +240,31 @@ def test_a_recording_that_runs_out_of_time_is_no_spectrum(workspace: Path) -> No
     assert _record(workspace, [*PYTEST, "tests/test_slow.py"], timeout=1.0) == NO_SPECTRUM
 
 
+def test_a_cancelled_recording_leaves_nothing_behind(workspace: Path, tmp_path: Path) -> None:
+    (workspace / "tests" / "test_slow.py").write_text(
+        "import time\n\n\ndef test_slow():\n    time.sleep(30)\n    assert False\n",
+        encoding="utf-8",
+    )
+    parent = tmp_path / "scratch"
+    command = shlex.join([*PYTEST, "tests/test_slow.py"])
+
+    async def cancelled() -> None:
+        recording = asyncio.ensure_future(record(command, workspace, 60.0, parent))
+        for _ in range(400):  # until the recorder's folder is made (the disk says so)
+            if parent.exists() and any(parent.iterdir()):
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)
+        recording.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await recording
+        await asyncio.sleep(0.2)  # the killed pytest is reaped before the loop closes
+
+    asyncio.run(asyncio.wait_for(cancelled(), 30))
+
+    assert list(parent.iterdir()) == []
+
+
 def test_a_recording_that_cannot_start_is_no_spectrum(workspace: Path) -> None:
     command = ["/nonexistent/python", "-m", "pytest", "tests/test_words.py"]
 
@@ -265,6 +290,15 @@ def test_skipped_and_expected_failures_say_nothing_about_the_code(workspace: Pat
 
     # test_broken_setup failed (in its setup), test_loud passed; xfail and skip are left out.
     assert (spectrum.failed, spectrum.passed) == (1, 1)
+
+
+def test_a_check_that_is_no_pytest_command_makes_no_folder(workspace: Path, tmp_path: Path) -> None:
+    parent = tmp_path / "scratch"
+
+    found = asyncio.run(record("make test", workspace, 60.0, parent))
+
+    assert found == NO_SPECTRUM
+    assert not parent.exists()  # decided before anything was made
 
 
 def test_a_recorder_that_cannot_be_put_in_place_is_no_spectrum(
