@@ -96,14 +96,6 @@ class Spectrum:
 NO_SPECTRUM = Spectrum(0, 0, ())
 
 
-def recording_command(check_command: str, recorder: str) -> str | None:
-    """The check command as the recording runs it: its `path::test` ids widened to their
-    files, the recorder (loaded from the folder `recorder`) added, the folder put first on a
-    `PYTHONPATH=` the command sets itself; None when nothing is recorded (`recorded_words`)."""
-    words = recorded_words(check_command)
-    return None if words is None else _widened(words, recorder)
-
-
 def recorded_words(check_command: str) -> list[str] | None:
     """The check command's words when a recording can run it: None when it does not run
     pytest, or is the shell's (an operator, an expansion) or cannot be read as words."""
@@ -122,7 +114,10 @@ def recorded_words(check_command: str) -> list[str] | None:
     return words
 
 
-def _widened(words: Sequence[str], recorder: str) -> str:
+def recording_command(words: Sequence[str], recorder: str) -> str:
+    """The check command (its `recorded_words`) as the recording runs it: its `path::test` ids
+    widened to their files, the recorder (loaded from the folder `recorder`) added, the folder
+    put first on a `PYTHONPATH=` the command sets itself."""
     widened: list[str] = []
     leading = True  # still in the `NAME=value` words before the command
     for index, word in enumerate(words):
@@ -161,7 +156,7 @@ async def record(
         _log.info("no spectrum: %s", exc)
         return NO_SPECTRUM
     try:
-        command = _widened(words, str(folder))
+        command = recording_command(words, str(folder))
         shutil.copyfile(spectrum_plugin.__file__, folder / f"{PLUGIN}.py")
         out = folder / "out"
         out.mkdir()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -143,8 +144,10 @@ def test_the_next_start_sweeps_copies_of_dead_processes_only(workspace: Path, pa
 def test_a_copy_that_cannot_be_made_names_the_folder(workspace: Path, tmp_path: Path) -> None:
     from rune_lsp.runner.scratch import ScratchError
 
-    blocked = tmp_path / "file"
+    blocked = tmp_path / "blocked"
     blocked.write_text("", encoding="utf-8")  # a file where the scratch folder would go
 
-    with pytest.raises(ScratchError, match=r"cannot make a scratch directory.*file"):
+    with pytest.raises(
+        ScratchError, match=f"cannot make a scratch directory: .*{re.escape(str(blocked))}"
+    ):
         ScratchCopy(workspace, parent=blocked)

@@ -22,6 +22,7 @@ from rune_lsp.runner.spectrum import (
     Suspect,
     ranked,
     record,
+    recorded_words,
     recording_command,
     suspect_definitions,
 )
@@ -100,6 +101,12 @@ def _read(path: Path) -> str | None:
     return path.read_text(encoding="utf-8") if path.is_file() else None
 
 
+def _recording(command: str) -> str:
+    words = recorded_words(command)
+    assert words is not None
+    return recording_command(words, RECORDER)
+
+
 def _record(root: Path, command: list[str], timeout: float = 300.0) -> Spectrum:
     return asyncio.run(record(shlex.join(command), root, timeout))
 
@@ -112,17 +119,13 @@ RECORDER = "/tmp/recorder"
 def test_the_checks_test_ids_are_widened_to_their_files_and_the_recorder_is_added() -> None:
     command = "python -m pytest -q tests/test_a.py::test_x tests/test_a.py::T::test_y tests/b.py"
 
-    assert recording_command(command, RECORDER) == (
-        f"python -m pytest -q tests/test_a.py tests/b.py -p {PLUGIN}"
-    )
+    assert _recording(command) == (f"python -m pytest -q tests/test_a.py tests/b.py -p {PLUGIN}")
 
 
 def test_a_parametrized_id_and_a_quoted_expression_are_no_shell_syntax() -> None:
     command = "pytest 'tests/test_a.py::test_x[1-(2)]' -k 'a and (b or c)'"
 
-    assert recording_command(command, RECORDER) == (
-        f"pytest tests/test_a.py -k 'a and (b or c)' -p {PLUGIN}"
-    )
+    assert _recording(command) == (f"pytest tests/test_a.py -k 'a and (b or c)' -p {PLUGIN}")
 
 
 @pytest.mark.parametrize(
@@ -152,7 +155,7 @@ def test_a_parametrized_id_and_a_quoted_expression_are_no_shell_syntax() -> None
     ],
 )
 def test_only_test_ids_are_widened(command: str, recorded: str) -> None:
-    assert recording_command(command, RECORDER) == f"{recorded} -p {PLUGIN}"
+    assert _recording(command) == f"{recorded} -p {PLUGIN}"
 
 
 @pytest.mark.parametrize(
@@ -169,7 +172,7 @@ def test_only_test_ids_are_widened(command: str, recorded: str) -> None:
     ],
 )
 def test_a_check_that_is_no_plain_pytest_command_is_not_recorded(command: str) -> None:
-    assert recording_command(command, RECORDER) is None
+    assert recorded_words(command) is None
 
 
 # The ranking.
