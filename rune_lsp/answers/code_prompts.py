@@ -16,8 +16,14 @@ BLOCK_ASK = (
 CODE_CUT_ADVICE = f"Answer shorter: {BLOCK_ASK}, once."
 
 
-def unchanged_head(target: str) -> str:
-    """What is said of a code block that is `target`'s code as it is now."""
+def unchanged_head(target: str, *, layout: bool = False) -> str:
+    """What is said of a code block that is `target`'s code as it is now (`layout`: but for
+    blank lines, comments or layout)."""
+    if layout:
+        return (
+            f"Your code block runs the same as the current code of {target}: it changes only "
+            "blank lines, comments or layout, so it changes nothing the check runs"
+        )
     return f"Your code block is the same as the current code of {target}: it changes nothing"
 
 

@@ -88,14 +88,17 @@ def no_block_text(target: str) -> str:
     )
 
 
-def unchanged_text(sent: str, target: str, withheld: CheckReport | None = None) -> str:
+def unchanged_text(
+    sent: str, target: str, withheld: CheckReport | None = None, *, layout: bool = False
+) -> str:
     """A code block that is file `sent`'s code as it is now while the check fails, on a run
     whose target is `target`. With `withheld` (the model has not yet seen the failing check:
     `RunState.withheld_check`), the check's verdict, worded as the task's. Each note names the
     file the block was code of: on a test target, told "the same as the current code of
     tests/test_x.py" about the module it had sent back, Qwen2.5-Coder 1.5B re-sent the test
-    (bench/effect corpus_multi 02_slugify, 04_duration, 06_inventory, 2026-12-02)."""
-    head = unchanged_head(sent)
+    (bench/effect corpus_multi 02_slugify, 04_duration, 06_inventory, 2026-12-02). `layout`:
+    the block changed only blank lines, comments or layout of that code."""
+    head = unchanged_head(sent, layout=layout)
     if withheld is not None:
         return f"{head}.\n\n{check_before_text(withheld, target)}"
     if sent == target and is_test_path(target):

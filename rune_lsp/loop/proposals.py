@@ -44,7 +44,8 @@ def block_calls(
     `unchanged_notes`: when set, how many notes a run may spend on the current code sent back
     while the check fails, even word for word again (the runtime's call: with candidate fixes
     each such answer is a candidate that changed nothing, and its retry is sampled wider)."""
-    if reading is not None and reading.edits:
+    layout = layout_only(state, reading)
+    if reading is not None and reading.edits and not layout:
         if restates_decision(state, reading.edits):
             return (), None  # quoting what the user just decided: the answer stands
         return edit_calls(reading), None
@@ -54,11 +55,13 @@ def block_calls(
     # 19_running_total: the failing function, word for word). Without a failing check, the
     # current code quoted ("the code is right") is an answer.
     sent = reading.unchanged[0] if reading is not None and reading.unchanged else None
+    if layout and reading is not None:
+        sent = reading.edits[0].path
     unchanged = False
     if sent is not None and state.check_fails_now and state.target:
         unchanged = True
         withheld, state.withheld_check = state.withheld_check, None
-        refusal = unchanged_text(sent, state.target, withheld)
+        refusal = unchanged_text(sent, state.target, withheld, layout=layout)
     if code_first and reading == CodeReading() and state.target and visible.strip():
         refusal = no_block_text(state.target)  # asked for code only, it answered without
     retries = unchanged and unchanged_notes is not None
@@ -72,6 +75,17 @@ def block_calls(
         return (), None
     state.block_notes += 1
     return (), refusal
+
+
+def layout_only(state: RunState, reading: CodeReading | None) -> bool:
+    """The blocks change only blank lines, comments or layout of Python files while the check
+    fails: the code they run is the code as it is now, so they are the current code sent back,
+    not a fix. Qwen2.5-Coder 1.5B sent the module back without one blank line; taken as a fix,
+    it was checked, failed, and proposed as the best candidate (bench/effect corpus_multi
+    02_slugify, 2026-12-03)."""
+    if reading is None or not reading.edits or not state.check_fails_now or not state.target:
+        return False
+    return all(edit.layout_only for edit in reading.edits)
 
 
 def restates_decision(state: RunState, edits: Sequence[FileEdit]) -> bool:

@@ -303,3 +303,38 @@ async def test_the_current_code_sent_back_is_retried_no_more_than_candidates_all
 
     # Two notes at least (as without candidates), then the unchanged answer stands.
     assert len(model.calls) == 3 and isinstance(outcome, Finished)
+
+
+async def test_the_current_code_sent_back_with_a_blank_line_less_is_no_candidate() -> None:
+    # bench/effect corpus_multi 02_slugify: the module sent back without one blank line was
+    # checked as a fix, failed, and was proposed as the best of four.
+    laid_out = "```python\n# the sum\ndef add(a, b):\n\n    return a - b\n```"
+    model = ScriptedModel.of(answer(laid_out), answer(block("a + b")))
+    checker = CandidateChecker(by_body({"a + b": 0}))
+    outcome = await start(model, checker, LoopConfig(candidates=4))
+
+    note = model.calls[1].messages[-1].content
+    assert note.startswith(
+        "Your code block runs the same as the current code of app.py: it changes only blank "
+        "lines, comments or layout, so it changes nothing the check runs"
+    )
+    assert checker.checked == ["    return a + b"]  # never the layout change
+    assert isinstance(outcome, Paused)
+    [shown] = outcome.state.turn.pending
+    assert isinstance(shown, PreparedEdit) and shown.checked == "passed"
+
+
+async def test_a_later_candidate_that_changes_only_layout_is_not_checked() -> None:
+    laid_out = "```python\ndef add(a, b):\n    return a - b  # still the sum\n```"
+    model = ScriptedModel.of(answer(block("a * b")), answer(laid_out), answer(block("a + b")))
+    checker = CandidateChecker(by_body({"a * b": 2, "a + b": 0}))
+    outcome = await start(model, checker, LoopConfig(candidates=3))
+
+    assert [("a * b" in text, "a + b" in text) for text in checker.checked] == [
+        (True, False),
+        (False, True),
+    ]
+    told = model.calls[2].messages[-1].content
+    assert "It could not be applied: it changes only blank lines, comments or layout" in told
+    assert isinstance(outcome, Paused)
+    assert outcome.state.candidates == CandidateStats(tried=3, checks_run=2, passed=1)

@@ -254,3 +254,37 @@ async def test_only_the_turn_right_after_a_block_note_samples_wider() -> None:
     assert model.calls[1].temperature == retry_temperature(0.2, 1) == 0.5
     # Its fix landed and still fails: that turn hears the verdict at the provider's own again.
     assert len(model.calls) == 3 and model.calls[2].temperature is None
+
+
+async def test_a_comment_only_block_while_the_check_fails_is_told_it_changes_nothing() -> None:
+    app = "def add(a, b):\n    return a - b\n"
+    executor = FakeExecutor()
+    executor.files["app.py"] = app
+    commented = "```python\ndef add(a, b):\n    # add the two\n    return a - b\n```"
+    fixed = "```python\ndef add(a, b):\n    return a + b\n```"
+    model = ScriptedModel.of(answer(commented), answer(fixed))
+    outcome = await AgentLoop(model, executor, LoopConfig()).run(
+        "Fix add.", run_id="r", target="app.py", checker=ScriptedChecker([FAILING])
+    )
+
+    note = model.calls[1].messages[-1].content
+    assert note.startswith("Your code block runs the same as the current code of app.py")
+    assert "the check still fails" in note
+    assert isinstance(outcome, Paused)
+    [change] = outcome.state.turn.pending
+    assert (change.old_text, change.new_text) == ("    return a - b", "    return a + b")
+
+
+async def test_a_comment_only_block_without_a_failing_check_is_an_edit() -> None:
+    # "Add a comment" is a task of its own: only a failing check makes layout no fix.
+    executor = FakeExecutor()
+    executor.files["app.py"] = "def add(a, b):\n    return a + b\n"
+    commented = "```python\ndef add(a, b):\n    # add the two\n    return a + b\n```"
+    model = ScriptedModel.of(answer(commented))
+    outcome = await AgentLoop(model, executor, LoopConfig()).run(
+        "Comment add.", run_id="r", target="app.py", checker=ScriptedChecker([PASSING])
+    )
+
+    assert isinstance(outcome, Paused)
+    [change] = outcome.state.turn.pending
+    assert "# add the two" in change.new_text

@@ -93,3 +93,25 @@ def test_labelled_code_followed_by_prose_is_refused_not_guessed() -> None:
     answer = "# file: app.py\n\ndef add(a, b):\n    return a + b\n\nThis fixes the sign.\n"
     reading = read_code(answer, {"app.py": SHAPES}, "app.py")
     assert reading.edits == () and reading.refusal is not None
+
+
+def test_an_edit_of_only_blank_lines_and_comments_is_marked_layout_only() -> None:
+    laid_out = "def add(a, b):\n\n    # the sum\n    return a - b"
+    [edit] = read_code(fenced(laid_out), {"app.py": SHAPES}, "app.py").edits
+    assert edit.layout_only
+    [fix] = read_code(
+        fenced("def add(a, b):\n    return a + b"), {"app.py": SHAPES}, "app.py"
+    ).edits
+    assert not fix.layout_only
+    # A changed docstring is code Python keeps (a help text, a doctest): not layout.
+    documented = 'def add(a, b):\n    """The sum."""\n    return a - b'
+    [doc] = read_code(fenced(documented), {"app.py": SHAPES}, "app.py").edits
+    assert not doc.layout_only
+
+
+def test_an_edit_of_a_file_that_is_not_python_is_never_layout_only() -> None:
+    answer = "```\nx = 1\n# a note\ny = 2\n```"
+    [python] = read_code(answer, {"conf.py": "x = 1\ny = 2\n"}, "conf.py").edits
+    assert python.layout_only
+    [other] = read_code(answer, {"conf.cfg": "x = 1\ny = 2\n"}, "conf.cfg").edits
+    assert not other.layout_only
