@@ -39,7 +39,7 @@ from rune_lsp.loop.model_call import ModelCalls
 from rune_lsp.loop.normalize import IdAllocator, normalize_calls
 from rune_lsp.loop.ports import Checker, ToolDefinition, ToolExecutor
 from rune_lsp.loop.prompts import candidate_request_text, tried_fix_text
-from rune_lsp.loop.proposals import edit_calls, layout_only
+from rune_lsp.loop.proposals import edit_calls, runs_unchanged
 from rune_lsp.loop.state import (
     CheckedStatus,
     CheckReport,
@@ -58,7 +58,7 @@ MAX_TEMPERATURE = 1.0
 MAX_SHOWN_TRIED = 3
 CODE_SHOWN = 1_500
 _EDIT_TOOLS = frozenset({"edit_file", "write_file"})
-LAYOUT_ONLY = "it changes only blank lines, comments or layout of the code as it is now"
+_LAYOUT_ONLY = "it changes only blank lines, comments or layout of the code as it is now"
 
 
 @dataclass(frozen=True)
@@ -262,8 +262,8 @@ class CandidateSearch:
         from_block = False
         code = reading.code
         if not raw and code is not None:
-            if layout_only(self.state, code):
-                return self._unusable(number, visible, LAYOUT_ONLY)
+            if runs_unchanged(self.state, code):
+                return self._unusable(number, visible, _LAYOUT_ONLY)
             if code.edits:
                 raw, from_block = edit_calls(code), True
             elif code.unchanged:

@@ -44,7 +44,7 @@ def block_calls(
     `unchanged_notes`: when set, how many notes a run may spend on the current code sent back
     while the check fails, even word for word again (the runtime's call: with candidate fixes
     each such answer is a candidate that changed nothing, and its retry is sampled wider)."""
-    layout = layout_only(state, reading)
+    layout = runs_unchanged(state, reading)
     if reading is not None and reading.edits and not layout:
         if restates_decision(state, reading.edits):
             return (), None  # quoting what the user just decided: the answer stands
@@ -77,7 +77,7 @@ def block_calls(
     return (), refusal
 
 
-def layout_only(state: RunState, reading: CodeReading | None) -> bool:
+def runs_unchanged(state: RunState, reading: CodeReading | None) -> bool:
     """The blocks change only blank lines, comments or layout of Python files while the check
     fails: the code they run is the code as it is now, so they are the current code sent back,
     not a fix. Qwen2.5-Coder 1.5B sent the module back without one blank line; taken as a fix,

@@ -79,16 +79,6 @@ def parse_error(text: str) -> SyntaxError | None:
     return None
 
 
-def same_program(before: str, after: str) -> bool:
-    """Whether two Python texts parse to the same syntax tree: they differ only in what Python
-    does not run (blank lines, comments, line breaks inside brackets, quote style). Line numbers
-    are not compared (`ast.dump` leaves them out). False when either does not parse."""
-    try:
-        return ast.dump(parse(before)) == ast.dump(parse(after))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-
-
 def outline(lines: list[str]) -> Outline | None:
     """The outline of `lines` (without line endings), or None when they are not Python."""
     try:

@@ -30,8 +30,9 @@ from pathlib import PurePosixPath
 from rune_lsp.answers.code import prompts
 from rune_lsp.answers.code.by_text import Miss
 from rune_lsp.answers.code.fences import Fence, answer_blocks, speaks
+from rune_lsp.answers.code.layout import layout_only
 from rune_lsp.answers.code.placing import Block, place
-from rune_lsp.answers.code.python_source import parse_error, same_program
+from rune_lsp.answers.code.python_source import parse_error
 from rune_lsp.answers.code.spans import FileText, Replace, disjoint, minimal_edit
 
 
@@ -43,7 +44,7 @@ class FileEdit:
     old_text: str
     new_text: str
     #: A Python file whose code stays the same: only blank lines, comments or layout change
-    #: (`python_source.same_program`). Such a block cannot make a failing check pass.
+    #: (`layout.layout_only`). Such a block cannot make a failing check pass.
     layout_only: bool = False
 
 
@@ -164,15 +165,15 @@ class _FileReading:
         if merged is None:
             return cls(path, refusal=prompts.refusal(prompts.blocks_disagree(shown), path))
         after = file.spliced(merged)
-        layout_only = False
+        relaid = False
         if python:
             broken = _new_syntax_error(current, after, merged)
             if broken is not None:
                 reason = prompts.would_not_parse(shown, broken)
                 return cls(path, refusal=prompts.refusal(reason, path))
-            layout_only = same_program(current, after)
+            relaid = layout_only(file, merged, after)
         old_text, new_text = minimal_edit(current, after)
-        return cls(path, edit=FileEdit(path, old_text, new_text, layout_only))
+        return cls(path, edit=FileEdit(path, old_text, new_text, relaid))
 
 
 def _last_word(placements: list[list[Replace]], file: FileText) -> list[Replace]:

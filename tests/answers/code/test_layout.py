@@ -1,0 +1,83 @@
+"""layout_only: the same syntax tree, compared on the innermost definition holding the change."""
+
+from __future__ import annotations
+
+import pytest
+
+from rune_lsp.answers.code import layout
+from rune_lsp.answers.code.layout import layout_only
+from rune_lsp.answers.code.spans import FileText, Replace
+
+SOURCE = '''"""Shapes."""
+
+LIMIT = 3
+
+
+class Shapes:
+    def area(self, r):
+        return 3 * r * r
+
+    def help(self):
+        return """
+# not a comment: part of the text
+done"""
+
+
+def add(a, b):
+    return a - b
+'''
+
+
+def made(lo: int, hi: int, *lines: str) -> tuple[FileText, list[Replace], str]:
+    file = FileText.of(SOURCE)
+    replaces = [Replace(lo, hi, lines)]
+    return file, replaces, file.spliced(replaces)
+
+
+def test_a_comment_and_a_blank_line_in_a_method_are_layout_only() -> None:
+    assert layout_only(*made(7, 7, "        # the area", "", "        return 3 * r * r"))
+
+
+def test_a_changed_expression_is_not_layout_only() -> None:
+    assert not layout_only(*made(16, 16, "    return a + b"))
+
+
+def test_a_line_inside_a_string_that_looks_like_a_comment_is_text() -> None:
+    assert not layout_only(*made(11, 11))  # the line taken out of the returned text
+
+
+def test_a_module_level_comment_is_compared_on_the_whole_file() -> None:
+    assert layout_only(*made(2, 2, "# at most", "LIMIT = 3"))
+    assert not layout_only(*made(2, 2, "LIMIT = 4"))
+
+
+def test_code_put_before_a_definition_is_not_layout_only() -> None:
+    assert not layout_only(*made(15, 14, "@staticmethod"))
+    assert layout_only(*made(15, 14, "# adds"))
+
+
+def test_a_reindented_definition_is_not_layout_only() -> None:
+    assert not layout_only(*made(15, 16, "  def add(a, b):", "      return a - b"))
+
+
+def test_only_the_innermost_definition_is_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    compared: list[tuple[str, str]] = []
+
+    def same_tree(before: str, after: str) -> bool:
+        compared.append((before, after))
+        return True
+
+    monkeypatch.setattr(layout, "_same_tree", same_tree)
+    assert layout_only(*made(7, 7, "        return 3 * r * r  # the area"))
+    assert compared == [
+        (
+            "def area(self, r):\n    return 3 * r * r\n",
+            "def area(self, r):\n    return 3 * r * r  # the area\n",
+        ),
+    ]
+
+
+def test_a_file_that_does_not_parse_is_never_layout_only() -> None:
+    file = FileText.of("def add(a, b)\n    return a - b\n")
+    replaces = [Replace(1, 1, ("    return a - b  # still",))]
+    assert not layout_only(file, replaces, file.spliced(replaces))
