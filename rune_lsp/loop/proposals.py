@@ -78,12 +78,16 @@ def block_calls(
 
 
 def runs_unchanged(state: RunState, reading: CodeReading | None) -> bool:
-    """The blocks change only blank lines, comments or layout of Python files while the check
-    fails: the code they run is the code as it is now, so they are the current code sent back,
+    """The blocks change only blank lines, comments or layout of Python files while tests
+    fail: the code they run is the code as it is now, so they are the current code sent back,
     not a fix. Qwen2.5-Coder 1.5B sent the module back without one blank line; taken as a fix,
     it was checked, failed, and proposed as the best candidate (bench/effect corpus_multi
-    02_slugify, 2026-12-03)."""
-    if reading is None or not reading.edits or not state.check_fails_now or not state.target:
+    02_slugify, 2026-12-03). Only when the check's output counts failing tests: a check
+    whose output counts none may be a linter or a formatter, which layout does change
+    (`# noqa`, a wrapped line)."""
+    if reading is None or not reading.edits or not state.target:
+        return False
+    if not state.check_fails_now or not state.failing_tests:
         return False
     return all(edit.layout_only for edit in reading.edits)
 
@@ -197,6 +201,7 @@ def add_first_check(state: RunState, report: CheckReport, *, verifies: bool) -> 
     docs/performance.md): it sent the current code back. A test target keeps the verdict:
     its traceback is how the model finds the module under test."""
     state.check_failing = state.check_fails_now = not report.passed
+    state.failing_tests = report.failures
     if verifies and not report.passed and state.target and not is_test_path(state.target):
         state.withheld_check = report
         return
@@ -212,6 +217,7 @@ async def add_check_after_edits(
     run's target as it reads now when the check still fails.
     True when it settles the run: it passes now, having failed before the first turn."""
     state.check_fails_now = not report.passed
+    state.failing_tests = report.failures
     listing = None
     shown = _shown_after_edits(state)
     if not report.passed and shown is not None:

@@ -137,7 +137,7 @@ class CheckReport(Frozen):
     timed_out: bool = False
     output: str = ""
     note: str = ""
-    # Failed tests its output counts (runner/candidates.count_failures); None: it names none.
+    # Failed tests its output counts (runner/check_result.count_failures); None: it names none.
     failures: int | None = None
 
     @property
@@ -230,6 +230,9 @@ class RunState(BaseModel):
     check_failing: bool | None = None
     # The check's latest verdict (before the first turn or after an edit): True failing.
     check_fails_now: bool = False
+    # Tests the latest verdict counts as failing (CheckReport.failures): None when its output
+    # counts none (a linter, a crash), so layout may be what it checks.
+    failing_tests: int | None = None
     # The failing check before the first turn, kept from the model's first turn: with candidate
     # fixes the check verifies them in a scratch copy instead of hinting (issue 26). Shown once,
     # when the model sends the current code back; a candidate's retry shows its own check.

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,29 +32,10 @@ _log = logging.getLogger(__name__)
 #: a local model and the check would share too few cores, and each would wait for the other.
 OVERLAP_CORES = 4
 
-# pytest's summary line: "2 failed, 3 passed, 1 error in 0.12s".
-_PYTEST_COUNTS = re.compile(r"\b(\d+) (failed|errors?)\b")
-# unittest's: "FAILED (failures=2, errors=1)".
-_UNITTEST_COUNTS = re.compile(r"\b(failures|errors)=(\d+)")
-
 
 def overlap_checks() -> bool:
     """Whether this machine checks one candidate while the model writes the next."""
     return (os.cpu_count() or 1) >= OVERLAP_CORES
-
-
-def count_failures(output: str, exit_code: int | None) -> int | None:
-    """How many tests a check's output says failed: 0 for exit 0, else the sum of pytest's
-    `N failed` and `N error(s)` (or unittest's `failures=N`, `errors=N`) in its last summary
-    line that has any; None when the output names no count (another tool, a crash)."""
-    if exit_code == 0:
-        return 0
-    for line in reversed(output.splitlines()):
-        counts = [int(n) for n, _ in _PYTEST_COUNTS.findall(line)]
-        counts += [int(n) for _, n in _UNITTEST_COUNTS.findall(line)]
-        if counts:
-            return sum(counts)
-    return None
 
 
 @dataclass
@@ -94,9 +74,7 @@ class ScratchChecks:
                 "stderr_tail": copy.translate(record.stderr_tail),
             }
         )
-        report = report_of(CheckOutcome(record=record))
-        failures = count_failures(f"{record.stdout_tail}\n{record.stderr_tail}", record.exit_code)
-        return report.model_copy(update={"failures": failures})
+        return report_of(CheckOutcome(record=record))
 
     async def spectrum(self) -> Spectrum:
         """What the check's tests run on the workspace as it is (the open buffers' text over

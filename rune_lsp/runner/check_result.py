@@ -119,3 +119,23 @@ def _words(command: str) -> list[str]:
 
 def _shown(output: str) -> str:
     return clip(tail_lines(output.strip("\n"), SHOWN_LINES), SHOWN_CHARS, keep="tail")
+
+
+# pytest's summary line: "2 failed, 3 passed, 1 error in 0.12s".
+_PYTEST_COUNTS = re.compile(r"\b(\d+) (failed|errors?)\b")
+# unittest's: "FAILED (failures=2, errors=1)".
+_UNITTEST_COUNTS = re.compile(r"\b(failures|errors)=(\d+)")
+
+
+def count_failures(output: str, exit_code: int | None) -> int | None:
+    """How many tests a check's output says failed: 0 for exit 0, else the sum of pytest's
+    `N failed` and `N error(s)` (or unittest's `failures=N`, `errors=N`) in its last summary
+    line that has any; None when the output names no count (another tool, a crash)."""
+    if exit_code == 0:
+        return 0
+    for line in reversed(output.splitlines()):
+        counts = [int(n) for n, _ in _PYTEST_COUNTS.findall(line)]
+        counts += [int(n) for _, n in _UNITTEST_COUNTS.findall(line)]
+        if counts:
+            return sum(counts)
+    return None

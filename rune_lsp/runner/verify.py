@@ -17,7 +17,12 @@ from typing import Protocol
 from rune_lsp.loop.records import EditRecord
 from rune_lsp.loop.state import CheckReport, PreparedChange
 from rune_lsp.loop.statuses import LANDED
-from rune_lsp.runner.check_result import CheckCannotRunError, cannot_run, could_not_start
+from rune_lsp.runner.check_result import (
+    CheckCannotRunError,
+    cannot_run,
+    could_not_start,
+    count_failures,
+)
 from rune_lsp.runner.spectrum import Spectrum
 from rune_lsp.store.receipt import CheckRecord
 from rune_lsp.text_clip import clip, tail_lines
@@ -189,6 +194,7 @@ def report_of(check: CheckOutcome) -> CheckReport:
         timed_out=record.timed_out,
         output=clip(tail_lines(output, FEED_LINES), FEED_CHARS, keep="tail"),
         note="" if check.trustworthy else check.note,
+        failures=count_failures(f"{record.stdout_tail}\n{record.stderr_tail}", record.exit_code),
     )
 
 

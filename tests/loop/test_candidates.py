@@ -15,7 +15,9 @@ from rune_lsp.loop.state import CheckReport, Finished, Paused, PreparedChange, P
 from .fakes import FakeExecutor, Hang, ScriptedModel, answer, approve_all, edit, read, turn
 
 BUGGY = "def add(a, b):\n    return a - b\n"
-FAILING = CheckReport(command="pytest -q", exit_code=1, output="E  assert -1 == 3\n1 failed")
+FAILING = CheckReport(
+    command="pytest -q", exit_code=1, output="E  assert -1 == 3\n1 failed", failures=1
+)
 
 
 def block(body: str) -> str:

@@ -14,7 +14,8 @@ import pytest
 
 from rune_lsp.loop.runtime import AgentLoop, LoopConfig
 from rune_lsp.loop.state import PreparedEdit
-from rune_lsp.runner.candidates import ScratchChecks, count_failures
+from rune_lsp.runner.candidates import ScratchChecks
+from rune_lsp.runner.check_result import count_failures
 from rune_lsp.runner.driver import RunDriver
 from rune_lsp.runner.run_meta import RunMeta
 from rune_lsp.runner.scratch import ScratchCopy, ScratchError

@@ -9,33 +9,47 @@ parsed on its own: comparing the two whole files' trees took some 90 ms for a on
 of a 2,600-line module, more than the rest of its reading (docs/performance.md, "The module
 sent back, word for word"). A change outside any definition compares the whole file. Anything
 that cannot be compared (a text that does not parse, lines less indented than their
-definition) is not layout only: the edit then stays an edit, as before.
+definition, a coding cookie added or changed) is not layout only:
+the edit then stays an edit, as before.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 
 from rune_lsp.answers.code.python_source import Definition
 from rune_lsp.answers.code.spans import FileText, Replace
 from rune_lsp.python_parse import parse
 
+#: PEP 263's pattern of an encoding declaration.
+_COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
+
 
 def layout_only(file: FileText, replaces: list[Replace], after: str) -> bool:
     """Whether `after` (`file` with `replaces` made, in file order) runs as `file` does."""
-    if not replaces or file.outline is None:
+    if not replaces or file.outline is None or _touches_encoding(file, after):
         return False
     lo, hi = replaces[0].lo, max(r.hi for r in replaces)
     around = _innermost(file.outline.definitions, lo, hi)
     if around is None:
         return _same_tree(file.text, after)
-    before = list(file.lines[around.start : around.end + 1])
+    before = file.lines[around.start : around.end + 1]
     made = _spliced(file, replaces, around.start, around.end)
-    indent = _indent(file.lines[around.header])
-    shown = (_dedented(before, indent), _dedented(made, indent))
-    if shown[0] is None or shown[1] is None:
-        return False
-    return _same_tree(shown[0], shown[1])
+    if file.lines[around.header][:1] in (" ", "\t"):
+        # Nested: parsed as the body of `if 1:`, every line as it is (a line of a string
+        # keeps its spaces, and a line less indented than the block does not parse).
+        return _same_tree("if 1:\n" + "\n".join(before), "if 1:\n" + "\n".join(made))
+    return _same_tree("\n".join(before), "\n".join(made))
+
+
+def _touches_encoding(file: FileText, after: str) -> bool:
+    """A coding cookie (PEP 263: a comment naming `coding:` in the first two lines) added,
+    removed or changed: it decides how the file's bytes read, which the syntax tree of the
+    text cannot tell."""
+    first, made = file.lines[:2], after.split("\n", 2)[:2]
+    cookies = [line for line in (*first, *made) if _COOKIE.match(line)]
+    return bool(cookies) and [line.rstrip("\r") for line in made] != list(first)
 
 
 def _innermost(definitions: tuple[Definition, ...], lo: int, hi: int) -> Definition | None:
@@ -57,24 +71,6 @@ def _spliced(file: FileText, replaces: list[Replace], start: int, end: int) -> l
         at = replace.hi + 1
     made.extend(file.lines[at : end + 1])
     return made
-
-
-def _indent(line: str) -> str:
-    return line[: len(line) - len(line.lstrip())]
-
-
-def _dedented(lines: list[str], indent: str) -> str | None:
-    """`lines` without the definition's indent, or None when a line with code has less (a
-    string's continuation line: taking it out of context could read it otherwise)."""
-    out: list[str] = []
-    for line in lines:
-        if line.startswith(indent):
-            out.append(line[len(indent) :])
-        elif line.strip():
-            return None
-        else:
-            out.append("")
-    return "\n".join(out) + "\n"
 
 
 def _same_tree(before: str, after: str) -> bool:

@@ -71,8 +71,8 @@ def test_only_the_innermost_definition_is_parsed(monkeypatch: pytest.MonkeyPatch
     assert layout_only(*made(7, 7, "        return 3 * r * r  # the area"))
     assert compared == [
         (
-            "def area(self, r):\n    return 3 * r * r\n",
-            "def area(self, r):\n    return 3 * r * r  # the area\n",
+            "if 1:\n    def area(self, r):\n        return 3 * r * r",
+            "if 1:\n    def area(self, r):\n        return 3 * r * r  # the area",
         ),
     ]
 
@@ -81,3 +81,18 @@ def test_a_file_that_does_not_parse_is_never_layout_only() -> None:
     file = FileText.of("def add(a, b)\n    return a - b\n")
     replaces = [Replace(1, 1, ("    return a - b  # still",))]
     assert not layout_only(file, replaces, file.spliced(replaces))
+
+
+def test_a_blank_line_of_a_string_keeps_its_spaces() -> None:
+    text = 'class A:\n    def f(self):\n        x = """a\n    \n    b"""\n        return x\n'
+    file = FileText.of(text)
+    replaces = [Replace(3, 3, ("",))]  # the string's "    " line made empty: another string
+    assert not layout_only(file, replaces, file.spliced(replaces))
+    comment = [Replace(5, 5, ("        return x  # the text",))]
+    assert layout_only(file, comment, file.spliced(comment))
+
+
+def test_a_coding_cookie_added_is_not_layout_only() -> None:
+    file = FileText.of('"""Shapes."""\nLIMIT = "\u00e9"\n')
+    cookie = [Replace(0, -1, ("# -*- coding: latin-1 -*-",))]
+    assert not layout_only(file, cookie, file.spliced(cookie))

@@ -111,7 +111,8 @@ def test_an_edit_of_only_blank_lines_and_comments_is_marked_layout_only() -> Non
 
 def test_an_edit_of_a_file_that_is_not_python_is_never_layout_only() -> None:
     answer = "```\nx = 1\n# a note\ny = 2\n```"
-    [python] = read_code(answer, {"conf.py": "x = 1\ny = 2\n"}, "conf.py").edits
+    settings = "# settings\n\nx = 1\ny = 2\n"
+    [python] = read_code(answer, {"conf.py": settings}, "conf.py").edits
     assert python.layout_only
-    [other] = read_code(answer, {"conf.cfg": "x = 1\ny = 2\n"}, "conf.cfg").edits
+    [other] = read_code(answer, {"conf.cfg": settings}, "conf.cfg").edits
     assert not other.layout_only
