@@ -7,7 +7,8 @@ A case folder holds:
   `nothing`), `why` (what the case pins), optional `mentions` (words the refusal must contain)
   optional `calls` (the calls the text-call reader must find; see `ExpectedCall`) and, for
   `unchanged`, optional `unchanged` (the files the blocks are code of, when the answer names
-  one: the loop's note names it);
+  one: the loop's note names it), and for `placed` optional `layout_only` (the edits change
+  only layout: while the tests fail, the loop takes them as the code sent back);
 - `answer.md`: the model's raw text, verbatim;
 - `before/<relative paths>`: the files as they were (the target among them, unless the case is
   about an unreadable target);
@@ -52,6 +53,8 @@ class CaseSpec(BaseModel):
     mentions: tuple[str, ...] = ()
     calls: tuple[ExpectedCall, ...] | None = None
     unchanged: tuple[str, ...] | None = None
+    #: For `placed`: whether the edits change only blank lines, comments or layout.
+    layout_only: bool = False
 
 
 @dataclass(frozen=True)

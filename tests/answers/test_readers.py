@@ -52,6 +52,9 @@ def check_code(case: Case, reading: TurnReading[object]) -> None:
     if expect == "placed":
         assert code is not None and code.edits and code.refusal is None, why
         assert applied(reading, case.before) == {**case.before, **case.after}, why
+        assert [edit.layout_only for edit in code.edits] == [case.spec.layout_only] * len(
+            code.edits
+        ), why
         return
     assert not reading.edits, why
     if expect == "refused":
