@@ -200,8 +200,8 @@ def add_first_check(state: RunState, report: CheckReport, *, verifies: bool) -> 
     fixed fewer of bench/effect's own tasks than without it (30 against 32 of 37, 2026-12-02,
     docs/performance.md): it sent the current code back. A test target keeps the verdict:
     its traceback is how the model finds the module under test."""
-    state.check_failing = state.check_fails_now = not report.passed
-    state.failing_tests = report.failures
+    state.check_failing = not report.passed
+    state.hear_check(report)
     if verifies and not report.passed and state.target and not is_test_path(state.target):
         state.withheld_check = report
         return
@@ -216,8 +216,7 @@ async def add_check_after_edits(
     """The verdict after a turn's edits landed, as the next input (after the results), with the
     run's target as it reads now when the check still fails.
     True when it settles the run: it passes now, having failed before the first turn."""
-    state.check_fails_now = not report.passed
-    state.failing_tests = report.failures
+    state.hear_check(report)
     listing = None
     shown = _shown_after_edits(state)
     if not report.passed and shown is not None:

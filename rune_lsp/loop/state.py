@@ -239,6 +239,11 @@ class RunState(BaseModel):
     withheld_check: CheckReport | None = None
     candidates: CandidateStats = Field(default_factory=CandidateStats)
 
+    def hear_check(self, report: CheckReport) -> None:
+        """The check's latest verdict (before the first turn or after an edit) is `report`."""
+        self.check_fails_now = not report.passed
+        self.failing_tests = report.failures
+
     def new_edit_id(self) -> str:
         """The next pending edit's id, unique within the run."""
         edit_id = f"{self.run_id}-edit-{self.next_edit_number}"

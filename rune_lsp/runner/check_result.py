@@ -121,21 +121,36 @@ def _shown(output: str) -> str:
     return clip(tail_lines(output.strip("\n"), SHOWN_LINES), SHOWN_CHARS, keep="tail")
 
 
-# pytest's summary line: "2 failed, 3 passed, 1 error in 0.12s".
-_PYTEST_COUNTS = re.compile(r"\b(\d+) (failed|errors?)\b")
-# unittest's: "FAILED (failures=2, errors=1)".
-_UNITTEST_COUNTS = re.compile(r"\b(failures|errors)=(\d+)")
+# pytest's summary line, "2 failed, 3 passed, 1 error in 0.12s" (between "=" rules without
+# -q; "in 0.12 seconds" before pytest 5). A summary line only: ruff's "Found 1 error." and
+# mypy's "Found 3 errors in 1 file" count no tests.
+# A category may be two words: pytest 9's "-q" adds "3 subtests passed".
+_PYTEST_SUMMARY = re.compile(
+    r"^=*\s*(\d+ [a-z]+(?: [a-z]+)?(?:, \d+ [a-z]+(?: [a-z]+)?)*)"
+    r" in \d+(?:\.\d+)?\s?(?:s|seconds)\b.*$"
+)
+_PYTEST_COUNTS = re.compile(r"(?:^|, )(\d+) (failed|errors?)\b")
+# unittest's: "FAILED (failures=2, errors=1)"; not its "expected failures=2".
+_UNITTEST_SUMMARY = re.compile(r"^FAILED \((.*)\)$")
+_UNITTEST_COUNTS = re.compile(r"(?:^|, )(failures|errors)=(\d+)")
+# Colours (`--color=yes`, PY_COLORS=1 or FORCE_COLOR=1 where the check runs).
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def count_failures(output: str, exit_code: int | None) -> int | None:
     """How many tests a check's output says failed: 0 for exit 0, else the sum of pytest's
     `N failed` and `N error(s)` (or unittest's `failures=N`, `errors=N`) in its last summary
-    line that has any; None when the output names no count (another tool, a crash)."""
+    line; None when the output holds no test runner's summary (a linter, a crash) or its
+    summary counts no failing test (a coverage floor failed the run: no test did)."""
     if exit_code == 0:
         return 0
     for line in reversed(output.splitlines()):
-        counts = [int(n) for n, _ in _PYTEST_COUNTS.findall(line)]
-        counts += [int(n) for _, n in _UNITTEST_COUNTS.findall(line)]
-        if counts:
-            return sum(counts)
+        line = _ANSI.sub("", line).strip()
+        if pytest := _PYTEST_SUMMARY.match(line):
+            counted = sum(int(n) for n, _ in _PYTEST_COUNTS.findall(pytest.group(1)))
+        elif unittest := _UNITTEST_SUMMARY.match(line):
+            counted = sum(int(n) for _, n in _UNITTEST_COUNTS.findall(unittest.group(1)))
+        else:
+            continue
+        return counted or None
     return None

@@ -9,7 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from rune_lsp.loop.records import RunResult
-from rune_lsp.runner.verify import CheckOutcome, ShellVerifier, annotate_answer, verified_from
+from rune_lsp.runner.verify import (
+    CheckOutcome,
+    ShellVerifier,
+    annotate_answer,
+    report_of,
+    verified_from,
+)
 from rune_lsp.store.receipt import CheckRecord
 from tests.loop.fakes import ScriptedModel, answer, edit, turn
 from tests.runner.conftest import RecordingReviewer, Rig, reject_all
@@ -107,3 +113,27 @@ def test_verified_from_covers_every_case() -> None:
     assert verified_from(check(0)) is True
     assert verified_from(check(1)) is False
     assert verified_from(check(None, timed_out=True)) is False
+
+
+def _outcome(stdout: str, exit_code: int | None, *, timed_out: bool = False) -> CheckOutcome:
+    return CheckOutcome(
+        CheckRecord(
+            command="pytest -q", exit_code=exit_code, timed_out=timed_out, stdout_tail=stdout
+        )
+    )
+
+
+def test_the_workspace_checks_report_counts_its_failing_tests() -> None:
+    failing = "FAILED tests/test_x.py::test_a - assert 1 == 2\n2 failed, 3 passed in 0.12s\n"
+    report = report_of(_outcome(failing, 1))
+
+    assert report.failures == 2
+    assert not report.passed
+    assert "2 failed, 3 passed" in report.output
+
+
+def test_a_check_whose_output_counts_no_tests_reports_none() -> None:
+    linter = "calc.py:1:1: F401 [*] `os` imported but unused\nFound 1 error.\n"
+
+    assert report_of(_outcome(linter, 1)).failures is None
+    assert report_of(_outcome("", None, timed_out=True)).failures is None
