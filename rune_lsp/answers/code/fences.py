@@ -46,6 +46,9 @@ _INFO_PATH = re.compile(rf"""(?:title|file|filename|path)\s*[=:]\s*["']?({_PATH}
 _TAG_PATH = re.compile(rf"^\w+:({_PATH})$")
 #: A first line that only names a file: `# utils.py`, `# file: pkg/utils.py`, `// app.js`.
 _LABEL = re.compile(rf"^(?:#|//)\s*(?:(?:file|filename|path)\s*:\s*)?({_PATH})\s*$", re.I)
+#: Above a fence, outside any block, only the explicit form names a file: `# file: pkg/x.py`
+#: (a bare `# v2.0` or `# helpers.py` there may be a caption or a heading).
+_LABEL_ABOVE = re.compile(rf"^(?:#|//)\s*(?:file|filename|path)\s*:\s*({_PATH})\s*$", re.I)
 #: Longer info strings and first lines name no file (and are not searched: reading stays linear).
 _NAMING_LENGTH = 300
 #: How much deeper than its opening fence a closing fence may be indented (CommonMark allows
@@ -62,7 +65,7 @@ class Fence:
 
     tag: str  # the info string's first word, lower case ("" when untagged)
     lines: tuple[str, ...]
-    named: str | None = None  # the file the info string or a first-line label names
+    named: str | None = None  # the file its info string, first-line label or label above names
 
 
 def fenced_blocks(text: str) -> list[Fence]:
@@ -70,10 +73,12 @@ def fenced_blocks(text: str) -> list[Fence]:
     found: list[Fence] = []
     lines = line_texts(text)
     index = 0
+    above = ""  # the last line with text before the next opening fence, outside any block
     while index < len(lines):
         opening = _opening(lines[index])
         index += 1
         if opening is None:
+            above = lines[index - 1] if lines[index - 1].strip() else above
             continue
         indent, fence, info = opening
         body: list[str] = []
@@ -83,12 +88,13 @@ def fenced_blocks(text: str) -> list[Fence]:
             index += 1
             if _closes(line, fence):
                 if nested == 0 and _indentation(line) <= indent + MAX_CLOSING_SHIFT:
-                    found.append(_fence(info, body))
+                    found.append(_fence(info, body, above))
                     break
                 nested = max(0, nested - 1)
             elif _opens_tagged(line, fence):
                 nested += 1
             body.append(_unindented(line, indent))
+        above = ""  # a block's closing fence (or an unclosed block) names nothing
     return found
 
 
@@ -152,7 +158,10 @@ def _unindented(line: str, indent: int) -> str:
     return line[min(width, indent) :]
 
 
-def _fence(info: str, body: list[str]) -> Fence:
+def _fence(info: str, body: list[str], before: str) -> Fence:
+    """The block of `info` and `body`; `before`, the answer's last line with text above its
+    opening fence, names its file when it is an explicit label (`# file: x.py`) and the block
+    itself names none."""
     words = info.split()
     tag = words[0].lower() if words else ""
     named = _named_by_info(info) if len(info) <= _NAMING_LENGTH else None
@@ -162,6 +171,12 @@ def _fence(info: str, body: list[str]) -> Fence:
         if label is not None and (named is None or PurePath(label.group(1)) == PurePath(named)):
             named = label.group(1)
             del body[: first + 1]
+    if named is None and len(before) <= _NAMING_LENGTH:
+        # Asked to begin the block with `# file: path`, Qwen2.5-Coder 1.5B wrote that label
+        # above the fence, right above it or a blank line apart (bench/effect corpus_multi
+        # 02_slugify and 04_duration, 2026-12-03).
+        above = _LABEL_ABOVE.match(before.strip())
+        named = above.group(1) if above is not None else None
     if named is not None and tag == named.lower():
         tag = ""  # ```utils.py: the path is the whole tag
     return Fence(tag, tuple(line.rstrip() for line in body), named)

@@ -2,10 +2,10 @@
 
 Small local models asked to fix code mostly answer without a tool call, with the corrected
 function in a fenced block. `read_code` places each block in the file it is code of (the
-target, or the file its info string or first-line label names: ```` ```python title=utils.py
-````, `# file: pkg/utils.py`) exactly, or refuses with a reason the model can act on
-(`prompts.py`); it never guesses. How one block is placed is `placing.py`; here the blocks of
-an answer are put together:
+target, or the file its info string, first-line label or a `# file:` label above it names:
+```` ```python title=utils.py ````, `# file: pkg/utils.py`) exactly, or refuses with a reason
+the model can act on (`prompts.py`); it never guesses. How one block is placed is
+`placing.py`; here the blocks of an answer are put together:
 
 - blocks tagged for another language, and unclosed blocks, are not read;
 - when several blocks show the same lines, the last one counts (the buggy code quoted before

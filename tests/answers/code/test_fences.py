@@ -99,6 +99,34 @@ def test_the_file_a_block_names(opening: str, first: str, named: str | None) -> 
     assert fence.lines == (("x = 1",) if label else (first, "x = 1"))
 
 
+@pytest.mark.parametrize(
+    ("above", "named"),
+    [
+        ("# file: pkg/utils.py", "pkg/utils.py"),
+        ("# file: pkg/utils.py\n", "pkg/utils.py"),  # a blank line apart
+        ("// file: app.js", "app.js"),
+        ("# file: pkg/utils.py\n\n\n", "pkg/utils.py"),  # blank lines apart
+        ("# helpers.py", None),  # a caption or a heading: only `file:` names one up here
+        ("# v2.0", None),
+        ("The fix, in pkg/utils.py:", None),  # prose names no file: the target's block
+        ("", None),
+    ],
+)
+def test_a_label_above_the_fence_names_its_file(above: str, named: str | None) -> None:
+    [fence] = fenced_blocks(f"Fixed.\n{above}\n```python\nx = 1\n```")
+    assert fence.named == named
+    assert fence.lines == ("x = 1",)
+
+
+def test_the_blocks_own_name_wins_over_the_label_above_it() -> None:
+    blocks = fenced_blocks("# file: a.py\n```python\n# file: b.py\nx = 1\n```\n```\ny = 2\n```")
+    # The second block's line above is the first one's closing fence: it names nothing.
+    assert [(fence.named, fence.lines) for fence in blocks] == [
+        ("b.py", ("x = 1",)),
+        (None, ("y = 2",)),
+    ]
+
+
 def test_named_paths_lists_other_files_once_with_the_target_folder_first() -> None:
     answer = "```python title=utils.py\nx = 1\n```\n```python\n# utils.py\ny = 2\n```\n"
     assert named_paths(answer, "pkg/prog.py") == ("pkg/utils.py", "utils.py")
