@@ -207,8 +207,9 @@ class Settings(BaseModel):
         description="With a `checkCommand`: at most this many candidate fixes, 1.."
         f"{MAX_CANDIDATES}, are checked in a scratch copy of the workspace before one is "
         "proposed: the first that passes the check, else the one with the fewest failing "
-        "tests. Each candidate is a model request and counts toward `maxIterations`. `1`: "
-        "propose the first fix unchecked, as before.",
+        "tests, unless it fails more than the code as it is (then none). Each candidate is "
+        "a model request and counts toward `maxIterations`. `1`: propose the first fix "
+        "unchecked, as before.",
     )
 
     @field_validator("base_url")

@@ -13,9 +13,10 @@ request counts toward the iteration budget. Its answer's code block (or `edit_fi
 What the user sees: the first candidate that passes, marked `checked: passed`; when none does,
 the best one (`rank`: the fewest failing tests the check's output counts; a candidate whose
 output counts none ranks after every counted one, an unchecked one last; ties go to the
-earlier), marked `checked: failed` with a note saying so. The chosen candidate replaces the
-turn in the history as if the model had answered it (the losing ones are never shown to anyone,
-nor kept in the history), and the run pauses for its review as before.
+earlier), marked `checked: failed` with a note saying so, unless it fails more tests than the
+code as it is (`improves`): then the run ends `incomplete` with nothing shown. The chosen
+candidate replaces the turn in the history as if the model had answered it (the losing ones are
+never shown to anyone, nor kept in the history), and the run pauses for its review as before.
 
 With `overlap_checks` (the runner's call: the machine has cores for both), the next candidate
 is requested while the previous one is checked; that request shows only the verdicts known
@@ -26,15 +27,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from rune_lsp.answers import ROWS
+from rune_lsp.loop.candidate_choice import (
+    Candidate,
+    improves,
+    rank,
+    review_note,
+    worse_note,
+)
 from rune_lsp.loop.config import LoopConfig
 from rune_lsp.loop.events import CheckStarted, EventEmitter, ToolRequested, progress_of
-from rune_lsp.loop.messages import Message, RawToolCall, ToolCall
+from rune_lsp.loop.messages import Message, RawToolCall
 from rune_lsp.loop.model_call import ModelCalls
 from rune_lsp.loop.normalize import IdAllocator, normalize_calls
 from rune_lsp.loop.ports import Checker, ToolDefinition, ToolExecutor
@@ -42,7 +49,6 @@ from rune_lsp.loop.prompts import candidate_request_text, tried_fix_text
 from rune_lsp.loop.proposals import edit_calls, runs_unchanged
 from rune_lsp.loop.state import (
     CheckedStatus,
-    CheckReport,
     PreparedEdit,
     RunState,
     ToolOutcome,
@@ -59,41 +65,6 @@ MAX_SHOWN_TRIED = 3
 CODE_SHOWN = 1_500
 _EDIT_TOOLS = frozenset({"edit_file", "write_file"})
 _LAYOUT_ONLY = "it changes only blank lines, comments or layout of the code as it is now"
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One fix the model wrote: its answer, its calls and their prepared edits, and the
-    check's verdict on them in the scratch copy (None: not checked, `problem` says why)."""
-
-    number: int
-    answer: str
-    calls: tuple[ToolCall, ...]
-    changes: tuple[PreparedEdit, ...]
-    from_block: bool
-    report: CheckReport | None = None
-    problem: str = ""
-
-    @property
-    def passed(self) -> bool:
-        return self.report is not None and self.report.passed
-
-    @property
-    def code(self) -> str:
-        """What it changes, as the model wrote it: each call's new text."""
-        parts = [c.arguments.get("new_text", c.arguments.get("content", "")) for c in self.calls]
-        return "\n".join(part for part in parts if isinstance(part, str))
-
-    @property
-    def paths(self) -> tuple[str, ...]:
-        """The files it changes, as the model named them (relative to the workspace)."""
-        named = (c.arguments.get("path") for c in self.calls)
-        return tuple(dict.fromkeys(path for path in named if isinstance(path, str)))
-
-    @property
-    def key(self) -> tuple[tuple[str, str], ...]:
-        """The files it makes: two candidates with one key get one check."""
-        return tuple(sorted((change.path, change.new_text) for change in self.changes))
 
 
 def verifies(config: LoopConfig, checker: Checker | None) -> bool:
@@ -131,31 +102,6 @@ def retry_temperature(base: float, notes: int) -> float:
     return candidate_temperature(base, notes + 1)
 
 
-def rank(candidate: Candidate) -> tuple[int, float, int]:
-    """Sorts best first: a pass; then the fewest failing tests the check's output counts
-    (`CheckReport.failures`); then a checked one whose output counts none (a crash, a time-out,
-    another tool); then one that was never checked; ties go to the earlier candidate."""
-    report = candidate.report
-    if report is None:
-        return (3, math.inf, candidate.number)
-    if report.passed:
-        return (0, 0, candidate.number)
-    if report.failures is not None and not report.timed_out:
-        return (1, report.failures, candidate.number)
-    return (2, math.inf, candidate.number)
-
-
-def review_note(chosen: Candidate, command: str, tried: int) -> str:
-    """The sentence the review shows with the chosen candidate's edits."""
-    if chosen.passed:
-        return f"passes `{command}`"
-    report = chosen.report
-    counted = ""
-    if report is not None and report.failures is not None:
-        counted = f"; this one fails the fewest tests ({report.failures})"
-    return f"fails `{command}`: none of {tried} candidate fixes passed it{counted}"
-
-
 @dataclass
 class CandidateSearch:
     """The candidate search of one turn (see the module docstring); `run` leaves the turn
@@ -179,6 +125,8 @@ class CandidateSearch:
         self._check_failed = False  # a check could not run: likewise
 
     async def run(self) -> None:
+        """Leave the turn holding the chosen candidate. Raises `Stop` when the best fails more
+        tests than the code as it is: the run ends, its turn's calls skipped, nothing shown."""
         tried = [self._first()]
         try:
             checking = self._spawn(self._check(tried[0], tried))
@@ -198,7 +146,10 @@ class CandidateSearch:
         finally:
             for task in self._tasks:  # a request or check no longer needed, or a cancel
                 await _cancelled(task)
-        await self._install(min(tried, key=rank), len(tried))
+        chosen, now = min(tried, key=rank), self.state.failing_tests
+        if self.state.check_fails_now and now and not improves(chosen, now):
+            raise Stop("incomplete", worse_note(chosen, self.checker.command, len(tried), now))
+        await self._install(chosen, len(tried))
 
     def _spawn(self, work: Coroutine[Any, Any, Candidate]) -> asyncio.Future[Candidate]:
         task = asyncio.ensure_future(work)

@@ -242,7 +242,8 @@ class RunState(BaseModel):
     def hear_check(self, report: CheckReport) -> None:
         """The check's latest verdict (before the first turn or after an edit) is `report`."""
         self.check_fails_now = not report.passed
-        self.failing_tests = report.failures
+        # Unsaved buffers: the count is the disk's, not the text a candidate is checked on.
+        self.failing_tests = None if report.note else report.failures
 
     def new_edit_id(self) -> str:
         """The next pending edit's id, unique within the run."""

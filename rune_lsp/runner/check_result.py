@@ -130,22 +130,25 @@ _PYTEST_SUMMARY = re.compile(
     r" in \d+(?:\.\d+)?\s?(?:s|seconds)\b.*$"
 )
 _PYTEST_COUNTS = re.compile(r"(?:^|, )(\d+) (failed|errors?)\b")
+# "!!! Interrupted: 1 error during collection !!!": a module that does not import.
+_COLLECTION_ERRORS = re.compile(r"Interrupted: \d+ errors? during collection")
 # unittest's: "FAILED (failures=2, errors=1)"; not its "expected failures=2".
 _UNITTEST_SUMMARY = re.compile(r"^FAILED \((.*)\)$")
 _UNITTEST_COUNTS = re.compile(r"(?:^|, )(failures|errors)=(\d+)")
-# Colours (`--color=yes`, PY_COLORS=1 or FORCE_COLOR=1 where the check runs).
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def count_failures(output: str, exit_code: int | None) -> int | None:
     """How many tests a check's output says failed: 0 for exit 0, else the sum of pytest's
     `N failed` and `N error(s)` (or unittest's `failures=N`, `errors=N`) in its last summary
-    line; None when the output holds no test runner's summary (a linter, a crash) or its
-    summary counts no failing test (a coverage floor failed the run: no test did)."""
+    line; None when the output holds no test runner's summary (a linter, a crash), when the
+    tests could not be collected, or when its summary counts no failing test (a coverage floor
+    failed the run: no test did)."""
     if exit_code == 0:
         return 0
+    if _COLLECTION_ERRORS.search(output):
+        return None  # the tests never ran: their errors say nothing of how many would fail
     for line in reversed(output.splitlines()):
-        line = _ANSI.sub("", line).strip()
+        line = line.strip()  # colours are gone already (tools/run_command.py)
         if pytest := _PYTEST_SUMMARY.match(line):
             counted = sum(int(n) for n, _ in _PYTEST_COUNTS.findall(pytest.group(1)))
         elif unittest := _UNITTEST_SUMMARY.match(line):

@@ -1,8 +1,9 @@
 """`run_command`: proposed for approval, then run in the workspace root with a time limit.
 
 Output is read as it comes and only the last bytes of each stream are kept, so a chatty command
-cannot fill memory. The command runs in its own process group: on timeout or cancellation the
-whole group is killed, children included.
+cannot fill memory. Terminal control sequences are removed from what is kept: the model, the
+receipt and the editor show text, not a terminal. The command runs in its own process group:
+on timeout or cancellation the whole group is killed, children included.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import signal
 import time
 from collections.abc import Mapping
@@ -26,6 +28,14 @@ DEFAULT_TAIL_BYTES = 8 * 1024
 _PIPE_GRACE = 1.0
 _POLL = 0.02
 _CHUNK = 64 * 1024
+#: Colours and cursor moves (ECMA-48 CSI, and OSC up to its terminator), as a check run with
+#: `--color=yes`, PY_COLORS=1 or FORCE_COLOR=1 writes them: pytest's coloured summary line
+#: counted no failing tests, and every code costs the model tokens.
+_CONTROL = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erases
+    r"|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?"  # OSC (a title), never past its line
+    r"|\x1b[()][0-9A-Za-z]|\x1b[78=>]"  # charset (`tput sgr0`'s ESC ( B), save/restore cursor
+)
 
 
 @dataclass(frozen=True)
@@ -68,7 +78,7 @@ class _Tail:
             self.dropped += excess
 
     def text(self) -> str:
-        return self.data.decode("utf-8", errors="replace")
+        return _CONTROL.sub("", self.data.decode("utf-8", errors="replace"))
 
 
 async def _drain(stream: asyncio.StreamReader | None, tail: _Tail) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from rune_lsp.loop import AgentLoop, LoopConfig
+from rune_lsp.loop.candidate_choice import Candidate, improves
 from rune_lsp.loop.candidates import candidate_temperature
 from rune_lsp.loop.events import CheckStarted, RunEvent
 from rune_lsp.loop.records import CandidateStats, EditRecord
@@ -15,8 +16,9 @@ from rune_lsp.loop.state import CheckReport, Finished, Paused, PreparedChange, P
 from .fakes import FakeExecutor, Hang, ScriptedModel, answer, approve_all, edit, read, turn
 
 BUGGY = "def add(a, b):\n    return a - b\n"
+#: The code as it is fails all three tests: no candidate fails more, the best is always shown.
 FAILING = CheckReport(
-    command="pytest -q", exit_code=1, output="E  assert -1 == 3\n1 failed", failures=1
+    command="pytest -q", exit_code=1, output="E  assert -1 == 3\n3 failed", failures=3
 )
 
 
@@ -41,11 +43,12 @@ class CandidateChecker:
 
     judge: Callable[[str], CheckReport]
     command: str = "pytest -q"
+    before: CheckReport = FAILING  # the verdict on the code as it is
     checked: list[str] = field(default_factory=list)
     gate: asyncio.Event | None = None  # a candidate's check waits for it when set
 
     async def check(self, edits: Sequence[EditRecord]) -> CheckReport:
-        return FAILING if not edits else verdict(0)
+        return self.before if not edits else verdict(0)
 
     async def check_changes(self, changes: Sequence[PreparedChange]) -> CheckReport:
         [change] = changes
@@ -123,6 +126,53 @@ async def test_when_none_passes_the_one_failing_fewest_tests_is_proposed_and_say
     assert outcome.state.candidates == CandidateStats(tried=3, checks_run=3, passed=0)
     third = model.calls[2].messages[-1].content
     assert "Fix 1:" in third and "Fix 2:" in third  # every failure so far, in the request
+
+
+async def test_when_the_best_candidate_fails_more_tests_than_the_code_none_is_shown() -> None:
+    model = ScriptedModel.of(answer(block("a * b")), answer(block("b - a")), answer("unused"))
+    checker = CandidateChecker(by_body({"a * b": 3, "b - a": 2}))
+    checker.before = verdict(1)  # the code as it is fails 1 of 3 tests
+    outcome = await start(model, checker, LoopConfig(candidates=2))
+
+    assert isinstance(outcome, Finished) and outcome.result.outcome == "incomplete"
+    assert outcome.result.error == (
+        "none of 2 candidate fixes passed `pytest -q`, and the best fails 2 tests, more than "
+        "the 1 the code fails as it is: none was proposed"
+    )
+    assert outcome.result.edits == () and len(model.calls) == 2
+    assert [c.status for c in outcome.result.tool_calls] == ["skipped"]  # paired, never shown
+
+
+async def test_a_best_candidate_failing_as_many_tests_as_the_code_is_shown() -> None:
+    model = ScriptedModel.of(answer(block("a * b")), answer(block("b - a")))
+    checker = CandidateChecker(by_body({"a * b": 3, "b - a": 2}))
+    checker.before = verdict(2)
+    outcome = await start(model, checker, LoopConfig(candidates=2))
+
+    assert isinstance(outcome, Paused)
+    [shown] = outcome.state.turn.pending
+    assert isinstance(shown, PreparedEdit) and shown.checked == "failed"
+
+
+async def test_a_count_taken_with_unsaved_buffers_is_no_measure_of_worse() -> None:
+    model = ScriptedModel.of(answer(block("a * b")), answer(block("b - a")))
+    checker = CandidateChecker(by_body({"a * b": 3, "b - a": 2}))
+    checker.before = verdict(1).model_copy(update={"note": "unsaved editor buffers: app.py"})
+    outcome = await start(model, checker, LoopConfig(candidates=2))
+
+    assert isinstance(outcome, Paused) and outcome.state.failing_tests is None
+
+
+def test_a_failing_candidate_improves_unless_it_counts_more_failures() -> None:
+    def tried(report: CheckReport | None) -> Candidate:
+        return Candidate(number=1, answer="", calls=(), changes=(), from_block=True, report=report)
+
+    timed_out = CheckReport(command="pytest -q", timed_out=True)
+    assert improves(tried(verdict(1)), 2) and improves(tried(verdict(2)), 2)
+    assert not improves(tried(verdict(3)), 2)
+    assert improves(tried(timed_out), 2)  # no count (or a copy the check cannot run in)
+    assert improves(tried(verdict(3)), None) and improves(tried(verdict(3)), 0)
+    assert improves(tried(None), 2)  # never checked: candidate 1 stands, unmarked
 
 
 async def test_the_user_decides_on_the_chosen_candidate_as_before() -> None:

@@ -137,3 +137,16 @@ def test_a_check_whose_output_counts_no_tests_reports_none() -> None:
 
     assert report_of(_outcome(linter, 1)).failures is None
     assert report_of(_outcome("", None, timed_out=True)).failures is None
+
+
+async def test_a_coloured_pytest_run_is_counted_and_shown_as_text(tmp_path: Path) -> None:
+    (tmp_path / "test_a.py").write_text(
+        "def test_one():\n    assert 1 == 2\n\ndef test_two():\n    pass\n", encoding="utf-8"
+    )
+    command = f"{PY} -m pytest -q --color=yes -p no:cacheprovider test_a.py"
+    outcome = await ShellVerifier(command, tmp_path, timeout=60).verify(["test_a.py"])
+    report = report_of(outcome)
+
+    assert report.failures == 1
+    assert "\x1b" not in report.output
+    assert "1 failed, 1 passed" in report.output

@@ -28,6 +28,16 @@ async def test_runs_in_the_given_directory_without_stdin(tmp_path: Path) -> None
     assert result.stdout_tail == f"{tmp_path}\nend\n"
 
 
+async def test_terminal_colours_and_titles_are_removed(tmp_path: Path) -> None:
+    coloured = r"\033[31m\033[1m2 failed\033[0m, \033[32m1 passed\033[0m in 0.1s\033]0;title\007"
+    other = r"\033(B\0337err\0338\n\033]0;no end\nnext"  # tput sgr0, save/restore, an open OSC
+    result = await run_shell(
+        f"printf '{coloured}\\n'; printf '{other}\\n' >&2", cwd=tmp_path, timeout=10
+    )
+    assert result.stdout_tail == "2 failed, 1 passed in 0.1s\n"
+    assert result.stderr_tail == "err\n\nnext\n"
+
+
 async def test_only_the_tail_is_kept(tmp_path: Path) -> None:
     result = await run_shell("seq 1 100000", cwd=tmp_path, timeout=10, tail_bytes=64)
     assert len(result.stdout_tail.encode()) == 64
