@@ -40,7 +40,13 @@ from rune_lsp.loop.candidate_choice import (
     worse_note,
 )
 from rune_lsp.loop.config import LoopConfig
-from rune_lsp.loop.events import CheckStarted, EventEmitter, ToolRequested, progress_of
+from rune_lsp.loop.events import (
+    CheckStarted,
+    EventEmitter,
+    ToolRequested,
+    ToolResulted,
+    progress_of,
+)
 from rune_lsp.loop.messages import Message, RawToolCall
 from rune_lsp.loop.model_call import ModelCalls
 from rune_lsp.loop.normalize import IdAllocator, normalize_calls
@@ -310,6 +316,13 @@ class CandidateSearch:
         if chosen.number == 1:
             state.turn.pending = list(changes)
             return
+        # Candidate 1's calls were announced when the turn started; each gets its result
+        # event, so no consumer is left waiting on one (their history entry is replaced).
+        replaced = ToolOutcome(
+            status="skipped", content=f"replaced by candidate fix {chosen.number}: {note}"
+        )
+        for call in state.turn.calls:
+            await self.events.emit(ToolResulted(**progress_of(state), call=call, outcome=replaced))
         state.messages[-1] = Message(
             role="assistant", content=chosen.answer, tool_calls=chosen.calls
         )

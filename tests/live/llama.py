@@ -11,10 +11,13 @@ server listens on 127.0.0.1 only and is ended by its PID.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
+import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +29,8 @@ import httpx
 from rune_lsp import modelfetch
 
 ROOT = Path(__file__).resolve().parents[2]
+#: prctl(2)'s option number: the signal a child gets when the thread that started it ends.
+_PR_SET_PDEATHSIG = 1
 SCRIPT = ROOT / "scripts" / "llama-server"
 # A copy of the shared template: CI clones the repository without a writable shared/ beside it.
 TOOLS_TEMPLATE = Path(__file__).with_name("chatml-jsonblock-tools.jinja")
@@ -223,6 +228,7 @@ class LlamaServer:
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
+                preexec_fn=_die_with_parent if _prctl is not None else None,
             )
 
     def _wait_ready(self) -> None:
@@ -293,3 +299,25 @@ def forced_call(
 
 #: The live tier's fixture: start one more server with these options (stopped at session end).
 StartLlama = Callable[[LlamaOptions], LlamaServer]
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGTERM it when pytest dies. A killed pytest (SIGTERM, SIGKILL)
+    runs no fixture teardown, and its server kept a core and a gigabyte busy
+    (prctl(2), PR_SET_PDEATHSIG; Linux only)."""
+    if _prctl is not None:
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _libc_prctl() -> Callable[..., int] | None:
+    # Looked up before any fork: a dlopen between fork and exec may block on a loader lock
+    # another thread held.
+    if sys.platform != "linux":
+        return None
+    try:
+        return ctypes.CDLL(None).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_prctl = _libc_prctl()

@@ -6,10 +6,12 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import pytest
+
 from rune_lsp.loop import AgentLoop, LoopConfig
 from rune_lsp.loop.candidate_choice import Candidate, improves
 from rune_lsp.loop.candidates import candidate_temperature
-from rune_lsp.loop.events import CheckStarted, RunEvent
+from rune_lsp.loop.events import CheckStarted, RunEvent, ToolRequested, ToolResulted
 from rune_lsp.loop.records import CandidateStats, EditRecord
 from rune_lsp.loop.state import CheckReport, Finished, Paused, PreparedChange, PreparedEdit
 
@@ -108,6 +110,25 @@ async def test_the_first_candidate_fails_the_second_passes_and_only_it_is_shown(
     assert model.calls[0].temperature is None  # the turn itself: the provider's own
 
 
+async def test_the_first_candidates_calls_get_a_result_event_when_another_is_chosen() -> None:
+    events: list[RunEvent] = []
+    model = ScriptedModel.of(answer(block("a * b")), answer(block("a + b")))
+    checker = CandidateChecker(by_body({"a * b": 2, "a + b": 0}))
+    outcome = await start(model, checker, LoopConfig(candidates=4), on_event=events.append)
+
+    assert isinstance(outcome, Paused)
+    requested = [e.call.id for e in events if isinstance(e, ToolRequested)]
+    resulted = {e.call.id: e.outcome for e in events if isinstance(e, ToolResulted)}
+    waiting = {change.call_id for change in outcome.state.turn.pending}
+    # Every announced call is either answered or the one waiting for review, never both.
+    assert set(requested) == set(resulted) | waiting and not set(resulted) & waiting
+    [replaced] = resulted.values()
+    assert replaced.status == "skipped"
+    assert replaced.content.startswith("replaced by candidate fix 2: passes `pytest -q`")
+    # Not a call the model reads or the run result lists: the history holds candidate 2 only.
+    assert not outcome.state.call_log
+
+
 async def test_when_none_passes_the_one_failing_fewest_tests_is_proposed_and_says_so() -> None:
     model = ScriptedModel.of(
         answer(block("a * b")), answer(block("b - a")), answer(block("a + b + 1"))
@@ -143,15 +164,28 @@ async def test_when_the_best_candidate_fails_more_tests_than_the_code_none_is_sh
     assert [c.status for c in outcome.result.tool_calls] == ["skipped"]  # paired, never shown
 
 
-async def test_a_best_candidate_failing_as_many_tests_as_the_code_is_shown() -> None:
+@pytest.mark.parametrize(
+    "before",
+    [
+        verdict(2),  # the best fails as many tests as the code: no worse
+        # Passing at the start (asked for a failing test, say), there is nothing to be worse
+        # than: the best is shown for the user to decide.
+        verdict(0),
+    ],
+    ids=["as-many-as-the-code", "check-passing-at-the-start"],
+)
+async def test_a_best_candidate_failing_no_more_tests_than_the_code_is_shown(
+    before: CheckReport,
+) -> None:
     model = ScriptedModel.of(answer(block("a * b")), answer(block("b - a")))
     checker = CandidateChecker(by_body({"a * b": 3, "b - a": 2}))
-    checker.before = verdict(2)
+    checker.before = before
     outcome = await start(model, checker, LoopConfig(candidates=2))
 
     assert isinstance(outcome, Paused)
     [shown] = outcome.state.turn.pending
-    assert isinstance(shown, PreparedEdit) and shown.checked == "failed"
+    assert isinstance(shown, PreparedEdit) and "b - a" in shown.new_text
+    assert shown.checked == "failed"
 
 
 async def test_a_count_taken_with_unsaved_buffers_is_no_measure_of_worse() -> None:

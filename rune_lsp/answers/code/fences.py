@@ -175,8 +175,8 @@ def _fence(info: str, body: list[str], before: str) -> Fence:
         # Asked to begin the block with `# file: path`, Qwen2.5-Coder 1.5B wrote that label
         # above the fence, right above it or a blank line apart (bench/effect corpus_multi
         # 02_slugify and 04_duration, 2026-12-03).
-        above = _LABEL_ABOVE.match(before.strip())
-        named = above.group(1) if above is not None else None
+        label = _LABEL_ABOVE.match(before.strip())
+        named = label.group(1) if label is not None else None
     if named is not None and tag == named.lower():
         tag = ""  # ```utils.py: the path is the whole tag
     return Fence(tag, tuple(line.rstrip() for line in body), named)
