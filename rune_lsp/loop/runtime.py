@@ -45,6 +45,7 @@ from rune_lsp.loop.ports import (
 from rune_lsp.loop.proposals import block_answer, block_calls, landed_edits
 from rune_lsp.loop.protocol_choice import take_step
 from rune_lsp.loop.records import Outcome, RunResult, ToolCallSummary
+from rune_lsp.loop.resample import resample_temperature
 from rune_lsp.loop.run_checks import RunChecks
 from rune_lsp.loop.state import Finished, Paused, RunOutcome, RunState
 from rune_lsp.loop.stop import Stop, describe
@@ -222,6 +223,7 @@ class _Run:
     async def _drive(self) -> RunOutcome:
         state = self.state
         temperature: float | None = None  # the provider's own, but right after a block note
+        resampled = 0  # times the first request was asked again (loop/resample.py)
         while True:
             if state.iterations_used >= state.iteration_budget:
                 raise Stop(
@@ -231,7 +233,7 @@ class _Run:
                 )
             kind = turn_kind(
                 self.config.first_turn,
-                first=state.iterations_used == 0,
+                first=state.iterations_used == resampled,
                 fixes_a_file=state.target is not None and "edit_file" in self.tools,
             )
             row = ROWS[kind]
@@ -243,6 +245,18 @@ class _Run:
                 state.notices.append(cut_notice(turn.cut, blocks=state.target is not None))
                 visible = kept_text(visible)
             raw_calls, note = self._calls_of(reading, visible, code_first=kind == "code_first")
+            again = None
+            if not raw_calls and note is None and turn.cut is None:
+                again = resample_temperature(
+                    state,
+                    reading.code,
+                    kind=kind,
+                    base=self.config.temperature,
+                    resampled=resampled,
+                )
+            if again is not None:  # the code sent back as it is: the same request, wider
+                resampled, temperature = resampled + 1, again
+                continue
             if not raw_calls:
                 state.messages.append(Message(role="assistant", content=visible))
                 if turn.cut is not None:

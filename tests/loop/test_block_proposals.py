@@ -132,9 +132,12 @@ async def test_without_a_target_a_block_is_just_an_answer() -> None:
 async def test_a_block_equal_to_the_file_ends_the_run_as_an_answer() -> None:
     executor = executor_with({"app.py": APP})
     same = f"The code is right:\n```python\n{APP}```"
-    outcome = await start(ScriptedModel.of(answer(same)), executor)
+    # Asked again as it was (loop/resample.py), the same answer each time.
+    model = ScriptedModel.of(answer(same), answer(same), answer(same), answer("unused"))
+    outcome = await start(model, executor)
     assert isinstance(outcome, Finished)
     assert outcome.result.outcome == "completed" and outcome.result.edits == ()
+    assert outcome.result.answer == same.strip() and len(model.calls) == 3
     assert len(outcome.state.messages) == 3  # no note was sent: nothing was wrong
 
 

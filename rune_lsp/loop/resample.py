@@ -1,0 +1,47 @@
+"""A blind run's first answer that is the code as it is: the same request again, sampled wider.
+
+Without a check nothing tells a right answer from a wrong one, and a code-only first answer
+that sends the code back as it is reads "the code is right": the run ends with it. Asked to fix
+a bug, Qwen2.5-Coder 0.5B answered 22 of the bench's 37 buggy programs so; the very same request
+sampled again at 0.8, then 1.0 (no note, the unchanged answer not in the history) fixed 9 of
+them; the 1.5B sent 2 back and 1 of those was fixed; on the bench, 14 -> 19 and 31 -> 32 of 37
+(docs/performance.md, "The 0.5B model": "The code sent back on a blind run"). Told about its
+unchanged answer instead, the 0.5B answered in prose and fixed none (the same section). With a
+failing check the answer hears the check instead (loop/proposals.py); with a passing one, the
+code as it is may well be the answer.
+"""
+
+from __future__ import annotations
+
+from rune_lsp.answers import TurnKind
+from rune_lsp.answers.code.reading import CodeReading
+from rune_lsp.loop.state import RunState
+
+#: The temperatures of the request asked again, one per retry (never below the run's own).
+RESAMPLE_TEMPERATURES = (0.8, 1.0)
+
+
+def resample_temperature(
+    state: RunState,
+    reading: CodeReading | None,
+    *,
+    kind: TurnKind,
+    base: float,
+    resampled: int,
+) -> float | None:
+    """The temperature to ask the code-first request again at, after its `resampled`-th answer
+    (`reading`) took nothing from the code as it is, or None: that answer stands.
+
+    Only on a fresh run's first request (a follow-up's question may be answered with the code
+    as it is), with no check run before it, and while the iteration budget lasts: each request
+    is one of its model turns.
+    """
+    if kind != "code_first" or resampled >= len(RESAMPLE_TEMPERATURES):
+        return None
+    if reading is None or reading.edits or reading.refusal is not None or not reading.unchanged:
+        return None
+    if state.check_failing is not None or state.iterations_used >= state.iteration_budget:
+        return None
+    if sum(message.role == "user" for message in state.messages) != 1:
+        return None
+    return max(base, RESAMPLE_TEMPERATURES[resampled])

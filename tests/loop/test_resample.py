@@ -1,0 +1,101 @@
+"""A blind run's first answer that is the code as it is: the same request asked again, wider."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rune_lsp.loop import AgentLoop, LoopConfig
+from rune_lsp.loop.messages import Message, ModelTurn, TurnCut
+from rune_lsp.loop.resample import RESAMPLE_TEMPERATURES
+from rune_lsp.loop.state import CheckReport, Finished, Paused, PreparedEdit, RunOutcome
+
+from .fakes import FakeExecutor, ScriptedModel, answer
+
+APP = "def add(a, b):\n    return a - b\n"
+SAME = f"The code looks right to me:\n```python\n{APP}```"
+FIXED = "```python\ndef add(a, b):\n    return a + b\n```"
+
+
+@dataclass
+class PassingCheck:
+    """A check that passes before the first turn: the code as it is may be the answer."""
+
+    command: str = "pytest -q"
+
+    async def check(self, edits: object) -> CheckReport:
+        return CheckReport(command=self.command, exit_code=0, output="1 passed", failures=0)
+
+
+async def start(
+    model: ScriptedModel,
+    config: LoopConfig | None = None,
+    **options: object,
+) -> RunOutcome:
+    executor = FakeExecutor()
+    executor.files = {"app.py": APP}
+    loop = AgentLoop(model, executor, config or LoopConfig())
+    return await loop.run("Fix add.", run_id="r", target="app.py", **options)  # type: ignore[arg-type]
+
+
+async def test_the_code_sent_back_is_asked_again_and_a_fix_is_shown() -> None:
+    model = ScriptedModel.of(answer(SAME), answer(FIXED))
+    outcome = await start(model)
+
+    assert isinstance(outcome, Paused)
+    [shown] = outcome.state.turn.pending
+    assert isinstance(shown, PreparedEdit) and "a + b" in shown.new_text
+    first, again = model.calls
+    # The very same request: no note, and the unchanged answer is not in the history.
+    assert again.messages == first.messages and again.tools == first.tools == []
+    assert (first.temperature, again.temperature) == (None, RESAMPLE_TEMPERATURES[0])
+    assert outcome.state.iterations_used == 2  # each request is a model turn of the budget
+    assert not any(SAME in m.content for m in outcome.state.messages)
+
+
+async def test_asked_again_at_most_as_often_as_there_are_temperatures() -> None:
+    model = ScriptedModel.of(*(answer(SAME) for _ in range(5)))
+    outcome = await start(model)
+
+    assert isinstance(outcome, Finished) and outcome.result.outcome == "completed"
+    assert len(model.calls) == 1 + len(RESAMPLE_TEMPERATURES)
+    assert [c.temperature for c in model.calls[1:]] == list(RESAMPLE_TEMPERATURES)
+    assert outcome.result.answer == SAME.strip() and outcome.result.edits == ()
+
+
+async def test_never_below_the_runs_own_temperature() -> None:
+    model = ScriptedModel.of(answer(SAME), answer(FIXED))
+    await start(model, LoopConfig(temperature=0.9))
+    assert model.calls[1].temperature == 0.9
+
+
+async def test_the_budget_bounds_the_asking_and_the_last_answer_stands() -> None:
+    model = ScriptedModel.of(answer(SAME), answer(SAME), answer(FIXED))
+    outcome = await start(model, LoopConfig(max_iterations=2))
+
+    assert isinstance(outcome, Finished) and outcome.result.outcome == "completed"
+    assert len(model.calls) == 2 and outcome.result.error is None
+
+
+async def test_a_run_whose_check_passes_takes_the_code_as_it_is_for_an_answer() -> None:
+    model = ScriptedModel.of(answer(SAME), answer(FIXED))
+    outcome = await start(model, checker=PassingCheck())
+
+    assert isinstance(outcome, Finished) and len(model.calls) == 1
+
+
+async def test_a_follow_up_may_be_answered_with_the_code_as_it_is() -> None:
+    earlier = [Message(role="user", content="Fix add."), Message(role="assistant", content="Ok.")]
+    model = ScriptedModel.of(answer(SAME), answer(FIXED))
+    outcome = await start(model, history=earlier)
+
+    assert isinstance(outcome, Finished) and len(model.calls) == 1
+
+
+async def test_a_prose_answer_or_a_cut_one_hears_a_note_not_the_same_request() -> None:
+    # Without a block the code-first turn is told so (loop/proposals.py); a cut answer is told
+    # why (loop/turn_cuts.py). Neither is the code sent back as it is.
+    cut = ModelTurn(text=SAME, cut=TurnCut(reason="length", chars=10))
+    for first in (answer("add is fine."), cut):
+        model = ScriptedModel.of(first, answer(FIXED))
+        await start(model)
+        assert len(model.calls[1].messages) > len(model.calls[0].messages)
