@@ -33,14 +33,15 @@ def resample_temperature(
     (`reading`) took nothing from the code as it is, or None: that answer stands.
 
     Only on a fresh run's first request (a follow-up's question may be answered with the code
-    as it is), with no check run before it, and while the iteration budget lasts: each request
-    is one of its model turns.
+    as it is), with no check run before it, and while a model turn would be left after the
+    one asked (each request is one of the budget's turns, and a fix the user rejects is
+    answered by another: asking away the last turn ended such runs `failed`).
     """
     if kind != "code_first" or resampled >= len(RESAMPLE_TEMPERATURES):
         return None
     if reading is None or reading.edits or reading.refusal is not None or not reading.unchanged:
         return None
-    if state.check_failing is not None or state.iterations_used >= state.iteration_budget:
+    if state.check_failing is not None or state.iterations_used + 1 >= state.iteration_budget:
         return None
     if sum(message.role == "user" for message in state.messages) != 1:
         return None

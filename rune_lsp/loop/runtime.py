@@ -224,6 +224,7 @@ class _Run:
         state = self.state
         temperature: float | None = None  # the provider's own, but right after a block note
         resampled = 0  # times the first request was asked again (loop/resample.py)
+        kept: str | None = None  # the first answer, the code as it is, while asking again
         while True:
             if state.iterations_used >= state.iteration_budget:
                 raise Stop(
@@ -255,8 +256,14 @@ class _Run:
                     resampled=resampled,
                 )
             if again is not None:  # the code sent back as it is: the same request, wider
-                resampled, temperature = resampled + 1, again
+                resampled, temperature, kept = resampled + 1, again, kept or visible
                 continue
+            if kept is not None and not raw_calls:
+                # Asked again, it changed nothing either (or wrote no block that places): the
+                # first answer stands, as it did before asking; no note, no turn more.
+                state.messages.append(Message(role="assistant", content=kept))
+                return await self._final_answer(kept)
+            kept = None
             if not raw_calls:
                 state.messages.append(Message(role="assistant", content=visible))
                 if turn.cut is not None:

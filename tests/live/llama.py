@@ -304,7 +304,8 @@ StartLlama = Callable[[LlamaOptions], LlamaServer]
 def _die_with_parent() -> None:
     """In the child before exec: SIGTERM it when pytest dies. A killed pytest (SIGTERM, SIGKILL)
     runs no fixture teardown, and its server kept a core and a gigabyte busy
-    (prctl(2), PR_SET_PDEATHSIG; Linux only)."""
+    (prctl(2), PR_SET_PDEATHSIG; Linux only). The signal follows the *thread* that started the
+    server, so servers are started from pytest's main thread (fixtures), never a worker."""
     if _prctl is not None:
         _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 

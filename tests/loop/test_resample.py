@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pytest
+
 from rune_lsp.loop import AgentLoop, LoopConfig
 from rune_lsp.loop.messages import Message, ModelTurn, TurnCut
 from rune_lsp.loop.resample import RESAMPLE_TEMPERATURES
@@ -68,12 +70,31 @@ async def test_never_below_the_runs_own_temperature() -> None:
     assert model.calls[1].temperature == 0.9
 
 
-async def test_the_budget_bounds_the_asking_and_the_last_answer_stands() -> None:
-    model = ScriptedModel.of(answer(SAME), answer(SAME), answer(FIXED))
-    outcome = await start(model, LoopConfig(max_iterations=2))
+@pytest.mark.parametrize(("budget", "requests"), [(1, 1), (2, 1), (3, 2), (4, 3)])
+async def test_asked_again_only_while_a_turn_is_left_after_it(budget: int, requests: int) -> None:
+    # A fix the user rejects is answered by one more turn: asking away the last one would end
+    # that run `failed` on the iteration limit.
+    model = ScriptedModel.of(*(answer(SAME) for _ in range(4)))
+    outcome = await start(model, LoopConfig(max_iterations=budget))
 
     assert isinstance(outcome, Finished) and outcome.result.outcome == "completed"
-    assert len(model.calls) == 2 and outcome.result.error is None
+    assert len(model.calls) == requests and outcome.result.answer == SAME.strip()
+
+
+@pytest.mark.parametrize(
+    "again",
+    [
+        "I am not sure what is wrong.",  # prose, which a code-first turn would be told about
+        "```python\ndef sub(a, b):\n    return a - b\n```",  # a block that places nowhere
+    ],
+)
+async def test_asked_again_without_a_fix_the_first_answer_stands(again: str) -> None:
+    model = ScriptedModel.of(answer(SAME), answer(again), answer(FIXED))
+    outcome = await start(model)
+
+    assert isinstance(outcome, Finished) and outcome.result.outcome == "completed"
+    assert outcome.result.answer == SAME.strip() and len(model.calls) == 2
+    assert [m.content for m in outcome.state.messages[1:]] == ["Fix add.", SAME]
 
 
 async def test_a_run_whose_check_passes_takes_the_code_as_it_is_for_an_answer() -> None:
@@ -94,8 +115,10 @@ async def test_a_follow_up_may_be_answered_with_the_code_as_it_is() -> None:
 async def test_a_prose_answer_or_a_cut_one_hears_a_note_not_the_same_request() -> None:
     # Without a block the code-first turn is told so (loop/proposals.py); a cut answer is told
     # why (loop/turn_cuts.py). Neither is the code sent back as it is.
-    cut = ModelTurn(text=SAME, cut=TurnCut(reason="length", chars=10))
+    # A repetition cut is the one whose blocks are read (answers/turn.py).
+    cut = ModelTurn(text=SAME, cut=TurnCut(reason="repetition", chars=10))
     for first in (answer("add is fine."), cut):
         model = ScriptedModel.of(first, answer(FIXED))
         await start(model)
-        assert len(model.calls[1].messages) > len(model.calls[0].messages)
+        # The answer stays in the history, with what it is told after it.
+        assert [m.role for m in model.calls[1].messages[-2:]] == ["assistant", "user"]
