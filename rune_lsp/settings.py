@@ -198,7 +198,7 @@ class Settings(BaseModel):
         le=2,
         description="Sampling temperature sent to the provider (`temperature`, Ollama "
         "`options.temperature`); low, for code edits. Retries sample wider (up to 1.0, never "
-        "below this): another candidate fix, and a blind run's first request asked again when "
+        "below this): another candidate fix, and a run's first request asked again when "
         "its answer was the code as it is (docs/interface.md).",
     )
 

@@ -1,4 +1,4 @@
-"""A blind run's first answer that is the code as it is: the same request again, sampled wider.
+"""A fresh run's first answer that is the code as it is: the same request again, sampled wider.
 
 Without a check nothing tells a right answer from a wrong one, and a code-only first answer
 that sends the code back as it is reads "the code is right": the run ends with it. Asked to fix
@@ -6,9 +6,13 @@ a bug, Qwen2.5-Coder 0.5B answered 22 of the bench's 37 buggy programs so; the v
 sampled again at 0.8, then 1.0 (no note, the unchanged answer not in the history) fixed 9 of
 them; the 1.5B sent 2 back and 1 of those was fixed; on the bench, 14 -> 19 and 31 -> 32 of 37
 (docs/performance.md, "The 0.5B model": "The code sent back on a blind run"). Told about its
-unchanged answer instead, the 0.5B answered in prose and fixed none (the same section). With a
-failing check the answer hears the check instead (loop/proposals.py); with a passing one, the
-code as it is may well be the answer.
+unchanged answer instead, the 0.5B answered in prose and fixed none (the same section).
+
+With a failing check kept from the first request (candidate fixes: loop/proposals.py
+`add_first_check`), that request is the blind one, and it is asked again too, before the note
+that carries the check: the 0.5B fixed 3 tasks more of 17 so ("The code sent back with the
+check"). Not where the failing check is in the task (a test target, or a single candidate):
+unmeasured there. With a passing check, the code as it is may well be the answer.
 """
 
 from __future__ import annotations
@@ -33,15 +37,22 @@ def resample_temperature(
     (`reading`) took nothing from the code as it is, or None: that answer stands.
 
     Only on a fresh run's first request (a follow-up's question may be answered with the code
-    as it is), with no check run before it, and while a model turn would be left after the
-    one asked (each request is one of the budget's turns, and a fix the user rejects is
-    answered by another: asking away the last turn ended such runs `failed`).
+    as it is), with no check or a failing one kept from it, and while the turns it needs are
+    left after the one asked: each request is one of the budget's turns, and a fix the user
+    rejects is answered by another (asking away the last turn ended such runs `failed`); with
+    the check, an answer that changes nothing again hears its note first, one turn more.
     """
     if kind != "code_first" or resampled >= len(RESAMPLE_TEMPERATURES):
         return None
     if reading is None or reading.edits or reading.refusal is not None or not reading.unchanged:
         return None
-    if state.check_failing is not None or state.iterations_used + 1 >= state.iteration_budget:
+    if state.check_failing is None:
+        needed = 1  # the answer to a rejected fix
+    elif state.withheld_check is not None:
+        needed = 2  # the note with the check, then the answer to a rejected fix
+    else:
+        return None
+    if state.iterations_used + needed >= state.iteration_budget:
         return None
     if sum(message.role == "user" for message in state.messages) != 1:
         return None

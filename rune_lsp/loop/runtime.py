@@ -245,9 +245,8 @@ class _Run:
             if turn.cut is not None:  # the model hears why next turn; the history keeps a head
                 state.notices.append(cut_notice(turn.cut, blocks=state.target is not None))
                 visible = kept_text(visible)
-            raw_calls, note = self._calls_of(reading, visible, code_first=kind == "code_first")
             again = None
-            if not raw_calls and note is None and turn.cut is None:
+            if turn.cut is None and not reading.native and not reading.written:
                 again = resample_temperature(
                     state,
                     reading.code,
@@ -258,9 +257,11 @@ class _Run:
             if again is not None:  # the code sent back as it is: the same request, wider
                 resampled, temperature, kept = resampled + 1, again, kept or visible
                 continue
-            if kept is not None and not raw_calls:
+            raw_calls, note = self._calls_of(reading, visible, code_first=kind == "code_first")
+            if kept is not None and not raw_calls and not state.check_fails_now:
                 # Asked again, it changed nothing either (or wrote no block that places): the
-                # first answer stands, as it did before asking; no note, no turn more.
+                # first answer stands, as it did before asking; no note, no turn more. With a
+                # failing check this last answer hears its note below instead.
                 state.messages.append(Message(role="assistant", content=kept))
                 return await self._final_answer(kept)
             kept = None

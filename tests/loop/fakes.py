@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from rune_lsp.loop.messages import Message, ModelCapabilities, ModelTurn, RawToolCall, ToolSpec
+from rune_lsp.loop.resample import RESAMPLE_TEMPERATURES
 from rune_lsp.loop.state import (
     Approve,
     PreparedChange,
@@ -280,6 +281,11 @@ def read(path: str, id: str | None = None) -> RawToolCall:
 
 def edit(path: str, old: str = "a", new: str = "b", id: str | None = None) -> RawToolCall:
     return call("edit_file", {"path": path, "old_text": old, "new_text": new}, id)
+
+
+#: Requests a fresh run makes while its first answer is the code as it is, before anything is
+#: said about it: the first, then the same request again (loop/resample.py).
+ASKED = 1 + len(RESAMPLE_TEMPERATURES)
 
 
 def answer(text: str = "Done.") -> ModelTurn:

@@ -15,7 +15,7 @@ from rune_lsp.loop.events import CheckStarted, RunEvent, ToolRequested, ToolResu
 from rune_lsp.loop.records import CandidateStats, EditRecord
 from rune_lsp.loop.state import CheckReport, Finished, Paused, PreparedChange, PreparedEdit
 
-from .fakes import FakeExecutor, Hang, ScriptedModel, answer, approve_all, edit, read, turn
+from .fakes import ASKED, FakeExecutor, Hang, ScriptedModel, answer, approve_all, edit, read, turn
 
 BUGGY = "def add(a, b):\n    return a - b\n"
 #: The code as it is fails all three tests: no candidate fails more, the best is always shown.
@@ -333,22 +333,24 @@ async def test_a_failing_check_is_kept_from_the_first_turn_and_judges_its_fix() 
 
 
 async def test_the_current_code_sent_back_hears_the_kept_check_once() -> None:
+    same = f"```python\n{BUGGY}```"
     model = ScriptedModel.of(
-        answer(f"```python\n{BUGGY}```"),
+        *[answer(same)] * ASKED,  # the first request, and asked again
         answer(f"It is right.\n```python\n{BUGGY}```"),
         answer(block("a + b")),
     )
     checker = CandidateChecker(by_body({"a + b": 0}))
     outcome = await start(model, checker, LoopConfig(candidates=4))
 
-    first = model.calls[1].messages[-1].content
+    assert all(call.messages == model.calls[0].messages for call in model.calls[:ASKED])
+    first = model.calls[ASKED].messages[-1].content
     assert first.startswith(
         "Your code block is the same as the current code of app.py: it changes nothing.\n\n"
         "The check `pytest -q` failed (exit 1) on the current code."
     )
     assert "E  assert -1 == 3" in first
     assert first.endswith("holding the whole function you change.")  # the ask comes last
-    second = model.calls[2].messages[-1].content
+    second = model.calls[ASKED + 1].messages[-1].content
     assert "assert -1 == 3" not in second and "the check still fails" in second
     assert isinstance(outcome, Paused) and outcome.state.withheld_check is None
 
@@ -369,13 +371,14 @@ async def test_a_test_target_and_a_single_candidate_keep_the_check_in_the_task()
 
 async def test_the_current_code_sent_back_again_is_retried_wider_while_candidates_last() -> None:
     same = f"```python\n{BUGGY}```"
-    model = ScriptedModel.of(answer(same), answer(same), answer(same), answer(block("a + b")))
+    model = ScriptedModel.of(*[answer(same)] * (ASKED + 2), answer(block("a + b")))
     checker = CandidateChecker(by_body({"a + b": 0}))
     outcome = await start(model, checker, LoopConfig(candidates=4, temperature=0.2))
 
-    # Word for word the same three times: each is a candidate that changed nothing, and the
-    # next is sampled wider (without candidates, a repeat ends the notes: test_check_feed.py).
-    assert [call.temperature for call in model.calls] == [None, 0.5, 0.8, 1.0]
+    # Asked again (loop/resample.py), then told: word for word the same after each note, each
+    # is a candidate that changed nothing, and the next is sampled wider (without candidates,
+    # a repeat ends the notes: test_check_feed.py).
+    assert [call.temperature for call in model.calls] == [None, 0.8, 1.0, 0.5, 0.8, 1.0]
     assert isinstance(outcome, Paused)
     [shown] = outcome.state.turn.pending
     assert isinstance(shown, PreparedEdit) and "a + b" in shown.new_text
@@ -383,12 +386,12 @@ async def test_the_current_code_sent_back_again_is_retried_wider_while_candidate
 
 async def test_the_current_code_sent_back_is_retried_no_more_than_candidates_allow() -> None:
     same = f"```python\n{BUGGY}```"
-    model = ScriptedModel.of(*[answer(same)] * 3, answer("unused"))
+    model = ScriptedModel.of(*[answer(same)] * (ASKED + 2), answer("unused"))
     checker = CandidateChecker(by_body({}))
     outcome = await start(model, checker, LoopConfig(candidates=2))
 
-    # Two notes at least (as without candidates), then the unchanged answer stands.
-    assert len(model.calls) == 3 and isinstance(outcome, Finished)
+    # Asked again, then two notes at least (as without candidates); then the answer stands.
+    assert len(model.calls) == ASKED + 2 and isinstance(outcome, Finished)
 
 
 async def test_the_current_code_sent_back_with_a_blank_line_less_is_no_candidate() -> None:
