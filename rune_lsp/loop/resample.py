@@ -57,3 +57,10 @@ def resample_temperature(
     if sum(message.role == "user" for message in state.messages) != 1:
         return None
     return max(base, RESAMPLE_TEMPERATURES[resampled])
+
+
+def first_answer_stands(state: RunState) -> bool:
+    """Asked again and still no fix (the code again, prose, a block that places nowhere):
+    whether the first answer is the run's answer, as it was before asking. Only without a
+    check; with a failing one the last answer hears its note (loop/proposals.py)."""
+    return state.check_failing is None

@@ -45,7 +45,7 @@ from rune_lsp.loop.ports import (
 from rune_lsp.loop.proposals import block_answer, block_calls, landed_edits
 from rune_lsp.loop.protocol_choice import take_step
 from rune_lsp.loop.records import Outcome, RunResult, ToolCallSummary
-from rune_lsp.loop.resample import resample_temperature
+from rune_lsp.loop.resample import first_answer_stands, resample_temperature
 from rune_lsp.loop.run_checks import RunChecks
 from rune_lsp.loop.state import Finished, Paused, RunOutcome, RunState
 from rune_lsp.loop.stop import Stop, describe
@@ -258,10 +258,8 @@ class _Run:
                 resampled, temperature, kept = resampled + 1, again, kept or visible
                 continue
             raw_calls, note = self._calls_of(reading, visible, code_first=kind == "code_first")
-            if kept is not None and not raw_calls and not state.check_fails_now:
-                # Asked again, it changed nothing either (or wrote no block that places): the
-                # first answer stands, as it did before asking; no note, no turn more. With a
-                # failing check this last answer hears its note below instead.
+            if kept is not None and not raw_calls and first_answer_stands(state):
+                # No note, no turn more; with a failing check this last answer hears its note.
                 state.messages.append(Message(role="assistant", content=kept))
                 return await self._final_answer(kept)
             kept = None
