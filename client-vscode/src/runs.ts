@@ -116,11 +116,11 @@ export class RunTracker implements vscode.Disposable {
     return this.execute(RESUME, args, () => this.view.start("resumed run", "continue an interrupted run"));
   }
 
-  /** The model's text streaming in (`rune/modelText {token, text}`), to its run's story. */
-  onModelText(token: ProgressToken, text: string): void {
+  /** The model's text streaming in (`rune/modelText {token, text, step}`), to its run's story. */
+  onModelText(token: ProgressToken, text: string, step: string | undefined): void {
     const run = this.runOf(token);
     if (run !== undefined && text !== "") {
-      this.view.streamed(run.story, text);
+      this.view.streamed(run.story, text, step);
     }
   }
 

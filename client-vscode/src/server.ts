@@ -163,9 +163,9 @@ export class ServerController implements vscode.Disposable {
     const client = new LanguageClient("rune", "Rune", serverOptions(decision), this.clientOptions());
     client.registerFeature(new RuneFeatures());
     client.onRequest(SAVE_DOCUMENTS, saveDocuments);
-    client.onNotification(MODEL_TEXT, (params: { token?: unknown; text?: unknown }) => {
+    client.onNotification(MODEL_TEXT, (params: { token?: unknown; text?: unknown; step?: unknown }) => {
       if ((typeof params.token === "string" || typeof params.token === "number") && typeof params.text === "string") {
-        this.tracker.onModelText(params.token, params.text);
+        this.tracker.onModelText(params.token, params.text, typeof params.step === "string" ? params.step : undefined);
       }
     });
     // Replaces the language client's own applyEdit handler (registered before this one), for

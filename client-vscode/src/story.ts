@@ -28,6 +28,8 @@ export interface RunStory {
   readonly steps: string[];
   /** The model's visible text as it streams in (`rune/modelText`), until the result is in. */
   streamed?: string;
+  /** The step of the model turn `streamed` ends with (`step N/M`), to set the next one apart. */
+  streamedStep?: string;
   /** The run this one continues (a follow-up turn), by the view's story id. */
   readonly followUpOf?: number;
   result?: RunResult;
@@ -59,6 +61,17 @@ export function callsOfReceipt(receipt: unknown): StoryCall[] {
       ? [{ name, arguments: typeof args === "string" ? args : "", status, output: text }]
       : [];
   });
+}
+
+/**
+ * The streamed text with a piece added: a piece of another model turn (an answer asked again,
+ * a retry) starts on a line of its own under its step, so two answers never run together.
+ * Only the last `keep` characters stay: the end is what matters while the run goes.
+ */
+export function withStreamed(story: RunStory, text: string, step: string | undefined, keep: number): string {
+  const before = story.streamed ?? "";
+  const newTurn = step !== undefined && before !== "" && step !== story.streamedStep;
+  return `${before}${newTurn ? `\n\n── ${step} ──\n` : ""}${text}`.slice(-keep);
 }
 
 export function escapeHtml(text: string): string {

@@ -88,7 +88,7 @@ class RunProgress:
 
     def report(self, event: RunEvent) -> None:
         if isinstance(event, ModelDelta):
-            self._stream(event.text)
+            self._stream(event.text, event.step)
             return
         message = progress_message(event)
         if message is None:
@@ -99,11 +99,13 @@ class RunProgress:
         else:
             self._backlog.append(message)
 
-    def _stream(self, text: str) -> None:
+    def _stream(self, text: str, step: str) -> None:
         """The model's words as they come, to a client that shows them (the Rune view): the
-        progress message says only what step the run is at."""
+        progress message says only what step the run is at. Each piece names its model turn's
+        step, so a client tells one answer from the next (an answer asked again, a retry)."""
         if text and self._server.client_streams_text:
-            self._server.protocol.notify(MODEL_TEXT, {"token": self.token, "text": text})
+            params = {"token": self.token, "text": text, "step": step}
+            self._server.protocol.notify(MODEL_TEXT, params)
 
     def _send(self, message: str) -> None:
         self._server.work_done_progress.report(

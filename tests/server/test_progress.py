@@ -128,9 +128,15 @@ async def test_the_models_words_stream_to_a_client_that_shows_them(streams: bool
     await progress.begin()
     for piece in ("Here is ", "", "the fix:"):
         progress.report(ModelDelta(**STEP, text=piece))
+    progress.report(ModelDelta(**{**STEP, "iterations_used": 4}, text="Asked again:"))
 
     expected = [
-        ("rune/modelText", {"token": "rune/r1", "text": t}) for t in ("Here is ", "the fix:")
+        ("rune/modelText", {"token": "rune/r1", "text": t, "step": step})
+        for t, step in (
+            ("Here is ", "step 3/8"),
+            ("the fix:", "step 3/8"),
+            ("Asked again:", "step 4/8"),  # the next model turn's answer names its own step
+        )
     ]
     assert server.protocol.notified == (expected if streams else [])
     assert server.work_done_progress.sent == [("begin", "starting")]  # the step stays the message
