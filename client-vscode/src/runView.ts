@@ -9,7 +9,7 @@ import * as vscode from "vscode";
 import { allowedInWorkspace, REVOKE_COMMAND } from "./approval";
 import type { RunPrompt } from "./commandText";
 import type { RunResult } from "./runResult";
-import { allowedHtml, askingHtml, callsOfReceipt, escapeHtml, type RunStory, storyHtml, withResultOutputs, withStreamed } from "./story";
+import { allowedHtml, askingHtml, callsOfReceipt, escapeHtml, type RunStory, storyHtml, withResultOutputs, addStreamed } from "./story";
 
 export const RUN_VIEW_ID = "rune.runs";
 export const OPEN_RECEIPT_COMMAND = "rune.openReceipt";
@@ -89,8 +89,7 @@ export class RunView implements vscode.WebviewViewProvider, vscode.Disposable {
 
   /** A piece of the model's visible text as it streams, from the model turn of `step`. */
   streamed(story: RunStory, text: string, step: string | undefined): void {
-    story.streamed = withStreamed(story, text, step, STREAM_KEEP);
-    story.streamedStep = step ?? story.streamedStep;
+    addStreamed(story, text, step, STREAM_KEEP);
     // One page per 150 ms at most while text streams, not one per token.
     this.renderTimer ??= setTimeout(() => {
       this.renderTimer = undefined;

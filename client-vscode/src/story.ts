@@ -64,14 +64,15 @@ export function callsOfReceipt(receipt: unknown): StoryCall[] {
 }
 
 /**
- * The streamed text with a piece added: a piece of another model turn (an answer asked again,
- * a retry) starts on a line of its own under its step, so two answers never run together.
- * Only the last `keep` characters stay: the end is what matters while the run goes.
+ * Adds a streamed piece to the story: a piece of another model turn (an answer asked again, a
+ * retry) starts on a line of its own under its step, so two answers never run together. Only
+ * the last `keep` characters stay: the end is what matters while the run goes.
  */
-export function withStreamed(story: RunStory, text: string, step: string | undefined, keep: number): string {
+export function addStreamed(story: RunStory, text: string, step: string | undefined, keep: number): void {
   const before = story.streamed ?? "";
   const newTurn = step !== undefined && before !== "" && step !== story.streamedStep;
-  return `${before}${newTurn ? `\n\n── ${step} ──\n` : ""}${text}`.slice(-keep);
+  story.streamed = `${before}${newTurn ? `\n\n── ${step} ──\n` : ""}${text}`.slice(-keep);
+  story.streamedStep = step ?? story.streamedStep;
 }
 
 export function escapeHtml(text: string): string {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseRunResult } from "../../src/runResult";
-import { allowedHtml, askingHtml, callsOfReceipt, escapeHtml, type RunStory, storyHtml, withResultOutputs, withStreamed } from "../../src/story";
+import { allowedHtml, askingHtml, callsOfReceipt, escapeHtml, type RunStory, storyHtml, withResultOutputs, addStreamed } from "../../src/story";
 
 const result = parseRunResult({
   runId: "r1",
@@ -78,18 +78,17 @@ describe("issue 27 in the story", () => {
 
   it("sets each model turn's streamed answer apart under its step, and keeps the end", () => {
     const story: RunStory = { id: 3, file: "a.py", task: "t", steps: [] };
-    const add = (text: string, step: string | undefined): string => {
-      story.streamed = withStreamed(story, text, step, 1000);
-      story.streamedStep = step ?? story.streamedStep;
-      return story.streamed;
+    const add = (text: string, step: string | undefined, keep = 1000): string => {
+      addStreamed(story, text, step, keep);
+      return story.streamed ?? "";
     };
     add("def f():", "step 1/8");
     assert.equal(add(" return 1", "step 1/8"), "def f(): return 1");
     // The same request asked again: a second answer under its step, not a longer first one.
     assert.equal(add("def f():", "step 2/8"), "def f(): return 1\n\n── step 2/8 ──\ndef f():");
-    // A server that names no step: appended as before.
+    // A server that names no step: appended as before, and the turn stays step 2.
     assert.ok(add(" return 2", undefined).endsWith("── step 2/8 ──\ndef f(): return 2"));
-    assert.equal(withStreamed(story, "xyz", "step 2/8", 5), " 2xyz"); // only the end is kept
+    assert.equal(add("xyz", "step 2/8", 5), " 2xyz"); // only the end is kept
   });
 
   it("shows a command whole with its control characters visible, and its whole output", () => {
