@@ -7,12 +7,10 @@ from typing import TextIO
 from rune_lsp.controls import visible
 from rune_lsp.loop.events import (
     CheckStarted,
-    ModelTurnStarted,
     PendingApproval,
     RunEvent,
-    ToolRequested,
     ToolResulted,
-    candidate_words,
+    step_line,
 )
 from rune_lsp.loop.messages import describe_call
 
@@ -41,19 +39,13 @@ class ProgressPrinter:
 
 
 def describe_event(event: RunEvent) -> str | None:
-    if isinstance(event, ModelTurnStarted):
-        return f"{event.step} · asking the model"
-    if isinstance(event, ToolRequested):
-        return f"{event.step} · {describe_call(event.call)}"
     if isinstance(event, PendingApproval):
         count = len(event.pending)
         return f"{event.step} · {count} change{'s' if count != 1 else ''} to review"
-    if isinstance(event, CheckStarted):
-        return f"{event.step} · running the check{candidate_words(event)}: {event.command}"
     if isinstance(event, ToolResulted):
         outcome = event.outcome
         if outcome.edit_status is not None:
             return f"{event.step} · {describe_call(event.call)}: {outcome.edit_status}"
         if outcome.is_failure:
             return f"{event.step} · {describe_call(event.call)}: {outcome.status}"
-    return None
+    return step_line(event)

@@ -13,7 +13,7 @@ from typing import Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict
 
-from rune_lsp.loop.messages import ToolCall
+from rune_lsp.loop.messages import ToolCall, describe_call
 from rune_lsp.loop.records import RunResult
 from rune_lsp.loop.state import PreparedChange, RunState, ToolOutcome
 
@@ -66,13 +66,6 @@ class CheckStarted(_Event):
     candidate: int | None = None
 
 
-def candidate_words(event: CheckStarted) -> str:
-    """How progress names a candidate's check: ` on candidate fix 2 (scratch copy)`."""
-    if event.candidate is None:
-        return ""
-    return f" on candidate fix {event.candidate} (scratch copy)"
-
-
 class RunEnded(_Event):
     kind: Literal["terminal"] = "terminal"
     result: RunResult
@@ -87,6 +80,21 @@ RunEvent = (
     | CheckStarted
     | RunEnded
 )
+
+
+def step_line(event: RunEvent) -> str | None:
+    """`step N/M · what happens now` for the moments every front end reports alike (a model
+    turn, a tool call, a check); None for the others, which each front end words itself."""
+    if isinstance(event, ModelTurnStarted):
+        return f"{event.step} · asking the model"
+    if isinstance(event, ToolRequested):
+        return f"{event.step} · {describe_call(event.call)}"
+    if isinstance(event, CheckStarted):
+        where = (
+            "" if event.candidate is None else f" on candidate fix {event.candidate} (scratch copy)"
+        )
+        return f"{event.step} · running the check{where}: {event.command}"
+    return None
 
 
 class Progress(TypedDict):

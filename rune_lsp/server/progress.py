@@ -9,17 +9,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from rune_lsp.interface import MODEL_TEXT
-from rune_lsp.loop.events import (
-    CheckStarted,
-    ModelDelta,
-    ModelTurnStarted,
-    PendingApproval,
-    RunEnded,
-    RunEvent,
-    ToolRequested,
-    candidate_words,
-)
-from rune_lsp.loop.messages import describe_call
+from rune_lsp.loop.events import ModelDelta, PendingApproval, RunEnded, RunEvent, step_line
 from rune_lsp.loop.state import PreparedEdit
 from rune_lsp.runner.summary import run_summary
 from rune_lsp.server.app import RuneServer
@@ -32,18 +22,12 @@ CREATE_TIMEOUT = 10.0
 
 def progress_message(event: RunEvent) -> str | None:
     """The report text for an event, or None for events that do not change the message."""
-    if isinstance(event, ModelTurnStarted):
-        return f"{event.step} · asking the model"
-    if isinstance(event, ToolRequested):
-        return f"{event.step} · {describe_call(event.call)}"
     if isinstance(event, PendingApproval):
         targets = ", ".join(_target(change) for change in event.pending)
         return f"{event.step} · waiting for review: {targets}"
-    if isinstance(event, CheckStarted):
-        return f"{event.step} · running the check{candidate_words(event)}: {event.command}"
     if isinstance(event, RunEnded):
         return f"{event.step} · {run_summary(event.result)}"
-    return None
+    return step_line(event)
 
 
 def _target(change: object) -> str:

@@ -50,6 +50,10 @@ CALL = ToolCall(id="c1", name="read_file", arguments={"path": "src/app.py"})
             "step 3/8 · completed · no change proposed",
         ),
         (CheckStarted(**STEP, command="pytest -q"), "step 3/8 · running the check: pytest -q"),
+        (
+            CheckStarted(**STEP, command="pytest -q", candidate=2),
+            "step 3/8 · running the check on candidate fix 2 (scratch copy): pytest -q",
+        ),
     ],
 )
 def test_each_report_starts_with_the_step(event: Any, message: str) -> None:
