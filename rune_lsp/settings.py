@@ -107,7 +107,10 @@ class Settings(BaseModel):
         "turn and after each accepted edit, and the verification of the last accepted edit. "
         "With `candidates` above 1 it judges each candidate fix, and its failing output goes "
         "to the model with a failed candidate (or when the model sends the code back "
-        "unchanged), not with the task; with `candidates: 1` or on a test file, with the task.",
+        "unchanged), not with the task; with `candidates: 1`, or on a test file that names no "
+        "module, with the task. On a failing test file the run moves to the module the test "
+        "points to and fixes it there (docs/interface.md, 'The fix goes to the module under "
+        "test').",
     )
     offer_check: bool = Field(
         True,

@@ -6,7 +6,8 @@
 For each task of the corpus, without a model: the task rune composes on the task's target (the
 failing test), blind and once the first check ran, whether it shows the buggy module and the
 lines the fix changes (`bug_lines_shown`), how many characters it has against the test alone,
-and the check rune would offer. Nothing here asserts: the numbers are the result.
+and the check rune would offer, and the module the run moves to once the check failed. Nothing
+here asserts: the numbers are the result.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from bench.effect.release_bugs import build as build_release_bugs
 from rune_lsp.loop.task import FixTarget, RelatedFile
 from rune_lsp.runner.assembly import compose_task, with_check_output, workspace_tools
 from rune_lsp.runner.context import related_files
-from rune_lsp.runner.failing_tests import failing_test_names
 from rune_lsp.runner.offered_check import offered_check
 from rune_lsp.runner.spectrum import NO_SPECTRUM, record
 from rune_lsp.settings import Settings
@@ -50,8 +50,9 @@ class Reach:
     shown_checked: bool
     #: Every line the fix changes lies in the excerpt of the module shown with the check.
     lines_checked: bool
-    #: The first failing test's `def` line is in the task shown with the check.
-    test_checked: bool
+    #: The file the run moves to once the check failed (runner/context.module_under_test),
+    #: relative; None when it stays on the test.
+    moved: str | None
     offered: str | None
     #: The recording run (runner/spectrum.py): whether it saw a failing test, and its seconds.
     recorded: bool = False
@@ -69,7 +70,8 @@ def reach(task: Task, *, spectrum: bool = True) -> Reach:
         if spectrum:  # as the run records it, in its scratch copy: here the task's own copy
             ran = asyncio.run(record(task.test_command, root, Settings().command_timeout))
         recording_seconds = time.monotonic() - started
-        checked = with_check_output(tools, document, fix, output, ran)
+        recomposed = with_check_output(tools, document, fix, output, True, ran)
+        checked = recomposed.task
         related = related_files(tools, document, fix.text, output, ran)
         changed = changed_lines(task.buggy, task.source("reference.py"))
         offer = offered_check(Settings(), root, document)
@@ -79,11 +81,10 @@ def reach(task: Task, *, spectrum: bool = True) -> Reach:
             blind_chars=len(fix.prompt()),
             checked_chars=len(checked),
             shown_blind=any(r.path == task.program for r in fix.related),
-            shown_checked=f"Other file: {task.program} " in checked,
+            shown_checked=f"Other file: {task.program} " in checked
+            or checked.startswith(f"Task: {task.instruction}\nFile: {task.program}\n"),
             lines_checked=bug_lines_shown(related, task.program, changed),
-            test_checked=any(
-                f"def {name}(" in checked for name in failing_test_names(output, task.target)[:1]
-            ),
+            moved=tools.show(recomposed.target) if recomposed.target is not None else None,
             offered=offer.command if offer is not None else None,
             recorded=ran.failed > 0,
             recording_seconds=recording_seconds,
@@ -139,16 +140,18 @@ def _report(tasks: Sequence[Task], spectrum: bool) -> None:
     for row in rows:
         print(
             f"{row.task}: module shown blind {row.shown_blind}, with check {row.shown_checked}"
-            f" (the fix's lines {row.lines_checked}, the failing test {row.test_checked}); "
+            f" (the fix's lines {row.lines_checked}), moved to {row.moved}; "
             f"{row.test_only_chars} -> {row.blind_chars} / {row.checked_chars} chars; "
             f"offered: {row.offered}; recorded {row.recorded} in {row.recording_seconds:.1f} s"
         )
     seconds = sorted(r.recording_seconds for r in rows)
+    pairs = list(zip(rows, tasks, strict=True))
     print(
         f"module shown: blind {sum(r.shown_blind for r in rows)}/{len(rows)}, "
         f"with check {sum(r.shown_checked for r in rows)}/{len(rows)}, the fix's lines with "
-        f"check {sum(r.lines_checked for r in rows)}/{len(rows)}, the failing test with check "
-        f"{sum(r.test_checked for r in rows)}/{len(rows)}; median chars: test "
+        f"check {sum(r.lines_checked for r in rows)}/{len(rows)}, moved to the buggy module "
+        f"{sum(r.moved == t.program for r, t in pairs)}/{len(rows)} (elsewhere "
+        f"{sum(r.moved not in (None, t.program) for r, t in pairs)}); median chars: test "
         f"only {statistics.median(r.test_only_chars for r in rows)}, blind "
         f"{statistics.median(r.blind_chars for r in rows)}, with check "
         f"{statistics.median(r.checked_chars for r in rows)}; offered "

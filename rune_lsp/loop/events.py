@@ -66,6 +66,14 @@ class CheckStarted(_Event):
     candidate: int | None = None
 
 
+class TargetMoved(_Event):
+    """A run on a failing test goes on in the module the test points to (runner/context.py
+    `module_under_test`): the file it now fixes, as the model sees it."""
+
+    kind: Literal["target_moved"] = "target_moved"
+    path: str
+
+
 class RunEnded(_Event):
     kind: Literal["terminal"] = "terminal"
     result: RunResult
@@ -78,6 +86,7 @@ RunEvent = (
     | ToolResulted
     | PendingApproval
     | CheckStarted
+    | TargetMoved
     | RunEnded
 )
 
@@ -94,6 +103,8 @@ def step_line(event: RunEvent) -> str | None:
             "" if event.candidate is None else f" on candidate fix {event.candidate} (scratch copy)"
         )
         return f"{event.step} · running the check{where}: {event.command}"
+    if isinstance(event, TargetMoved):
+        return f"{event.step} · the failing test points to {event.path}: the fix goes there"
     return None
 
 

@@ -198,8 +198,8 @@ def add_first_check(state: RunState, report: CheckReport, *, verifies: bool) -> 
     failing verdict is withheld: the first turn is the task alone, as without a check, and
     the check judges the fix it gets. Shown the failing output first, Qwen2.5-Coder 1.5B
     fixed fewer of bench/effect's own tasks than without it (30 against 32 of 37, 2026-12-02,
-    docs/performance.md): it sent the current code back. A test target keeps the verdict:
-    its traceback is how the model finds the module under test."""
+    docs/performance.md): it sent the current code back. A test target keeps the verdict (a
+    run stays on one only when it found no module under test to move to, runner/context.py)."""
     state.check_failing = not report.passed
     state.hear_check(report)
     if verifies and not report.passed and state.target and not is_test_path(state.target):

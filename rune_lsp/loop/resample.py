@@ -11,7 +11,8 @@ unchanged answer instead, the 0.5B answered in prose and fixed none (the same se
 With a failing check kept from the first request (candidate fixes: loop/proposals.py
 `add_first_check`), that request is the blind one, and it is asked again too, before the note
 that carries the check: the 0.5B fixed 3 tasks more of 17 so ("The code sent back with the
-check"). Not where the failing check is in the task (a test target, or a single candidate):
+check"). Not where the failing check is in the task (a test target the run stayed on, or a
+single candidate; a run on a failing test mostly moves to its module, runner/context.py):
 asked again there, the 1.5B fixed no task more of corpus_multi's 11, and one request took 72 s
 ("Multi-file corpus": "The first request asked again on a test target"). With a passing
 check, the code as it is may well be the answer.

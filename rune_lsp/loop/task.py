@@ -90,6 +90,23 @@ class FixTask(BaseModel):
     #: release-bugs tasks (docs/performance.md, "Release bugs corpus").
     focus: tuple[tuple[int, int], ...] = ()
 
+    def moved_to(
+        self,
+        path: str,
+        text: str,
+        focus: tuple[tuple[int, int], ...],
+        related: tuple[RelatedFile, ...],
+    ) -> FixTask:
+        """The same instruction (or, with none, that this test fails) on another file, whole
+        (or, too long, its `focus`), `related` beside it: a failing test's module under test
+        (runner/context.module_under_test), asked as Fix this on it asks, since shown the
+        test, its report and the module, Qwen2.5-Coder 1.5B sent the module back unchanged in
+        most runs (docs/performance.md, "Multi-file corpus")."""
+        # Without one, the editor's default ("at this range") would name a range the module
+        # does not have.
+        instruction = self.instruction or f"The test {self.path} fails. Fix the bug."
+        return FixTask(path=path, text=text, instruction=instruction, focus=focus, related=related)
+
     def prompt(self) -> str:
         instruction = (self.instruction or "").strip() or DEFAULT_INSTRUCTION
         lines = line_texts(self.text)  # split as the editor splits them

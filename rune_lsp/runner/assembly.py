@@ -20,8 +20,13 @@ from rune_lsp.loop.records import Outcome, RunResult
 from rune_lsp.loop.runtime import AgentLoop, LoopConfig
 from rune_lsp.loop.task import FixTarget, FixTask
 from rune_lsp.runner.candidates import ScratchChecks, overlap_checks
-from rune_lsp.runner.context import failing_focus, is_test_target, related_files
-from rune_lsp.runner.driver import Reviewer, RunDriver, StopReason
+from rune_lsp.runner.context import (
+    failing_focus,
+    is_test_target,
+    module_under_test,
+    related_files,
+)
+from rune_lsp.runner.driver import Recomposed, Reviewer, RunDriver, StopReason
 from rune_lsp.runner.run_meta import RunMeta
 from rune_lsp.runner.spectrum import NO_SPECTRUM, Spectrum
 from rune_lsp.runner.verify import SaveHook, ShellVerifier, Verifier
@@ -75,16 +80,21 @@ def with_check_output(
     path: Path,
     task: FixTask,
     output: str,
+    failed: bool,
     spectrum: Spectrum = NO_SPECTRUM,
-) -> str:
-    """The task `task` on `path` again, once the first check ran: the files its traceback
-    names, the functions its failing tests ran (`spectrum`) and the code they use join those
-    shown beside a test, and a long test file is shown as its head and those tests
-    (runner/context.py)."""
+) -> Recomposed:
+    """The task `task` on the test `path` again, once the first check ran: the files its
+    traceback names, the functions its failing tests ran (`spectrum`) and the code they use
+    join those shown beside the test, and a long test file is shown as its head and those
+    tests (runner/context.py). When the check `failed` and points to a module, the run fixes
+    that module instead, asked as Fix this on it would ask (runner/context.module_under_test)."""
     related = related_files(tools, path, task.text, output, spectrum)
-    return task.model_copy(
-        update={"related": related, "focus": failing_focus(tools, path, task.text, output)}
-    ).prompt()
+    moved = module_under_test(tools, related) if failed else None
+    if moved is not None:
+        moved_task = task.moved_to(moved.path, moved.text, moved.focus, moved.beside)
+        return Recomposed(moved_task.prompt(), moved.file)
+    focus = failing_focus(tools, path, task.text, output)
+    return Recomposed(task.model_copy(update={"related": related, "focus": focus}).prompt())
 
 
 class UnknownRunError(Exception):
@@ -124,7 +134,7 @@ class RunParts:
     loop: AgentLoop
     meta: RunMeta
     verifier: Verifier | None
-    recompose: Callable[[str, Spectrum], str] | None = None
+    recompose: Callable[[str, bool, Spectrum], Recomposed] | None = None
     allowance: CommandAllowance = field(default_factory=CommandAllowance)
     #: The conversation of the run this one continues (a follow-up turn), else ().
     history: tuple[Message, ...] = ()

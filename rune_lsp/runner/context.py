@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from rune_lsp.lines import line_texts
 from rune_lsp.loop.task import RelatedFile, is_test_path
@@ -22,6 +22,7 @@ from rune_lsp.runner.failing_tests import (
     Definition,
     failing_test_names,
     focus_lines,
+    in_test_folder,
     used_definitions,
 )
 from rune_lsp.runner.py_imports import imported_files
@@ -130,6 +131,43 @@ def related_files(
         if imported:
             _add_imports(found, imported, path, tools.root, tools.show(path))
     return tuple(_read_bounded(tools, found.values(), MAX_FILES))
+
+
+@dataclass(frozen=True)
+class ModuleUnderTest:
+    """The file a failing test points to, which the run then fixes: its path, as the tools
+    name it and absolute, its text, the lines to show when it is too long to show whole, and
+    the other code files that were shown beside the test (still shown, beside it)."""
+
+    path: str
+    file: Path
+    text: str
+    focus: tuple[tuple[int, int], ...]
+    beside: tuple[RelatedFile, ...]
+
+
+def module_under_test(
+    tools: WorkspaceTools, related: Sequence[RelatedFile]
+) -> ModuleUnderTest | None:
+    """The first file shown beside a failing test that is no test code (`related`, best
+    evidence first: the traceback's innermost frame, what only the failing tests ran, what
+    they use, what the test imports), read under the read rules; None when there is none."""
+    code = [shown for shown in related if not _is_test_code(shown.path)]
+    for shown in code:
+        file = (tools.root / shown.path).resolve()
+        text = _readable(tools, file)
+        if not text:
+            continue
+        last = shown.first_line + len(shown.lines) - 1
+        beside = tuple(other for other in code if other.path != shown.path)
+        return ModuleUnderTest(shown.path, file, text, ((shown.first_line, last),), beside)
+    return None
+
+
+def _is_test_code(shown: str) -> bool:
+    """A test, a file in a test folder (a conftest, a helper), or one outside the workspace."""
+    relative = PurePosixPath(shown)
+    return is_test_path(shown) or in_test_folder(relative) or relative.is_absolute()
 
 
 def failing_focus(

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Protocol
 
-from rune_lsp.loop.events import CheckStarted, EventEmitter
+from rune_lsp.loop.events import CheckStarted, EventEmitter, Progress, TargetMoved
 from rune_lsp.loop.messages import Message
 from rune_lsp.loop.records import RunResult
 from rune_lsp.loop.runtime import AgentLoop
@@ -74,6 +74,15 @@ class Reviewer(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Recomposed:
+    """The task once the first check ran: its prompt, and the file the run fixes when that is
+    not the document (a failing test's module under test), else None."""
+
+    task: str
+    target: Path | None = None
+
+
 @dataclass
 class RunDriver:
     loop: AgentLoop
@@ -97,10 +106,12 @@ class RunDriver:
     _stopped: StopReason | None = field(init=False, default=None)
     _task: asyncio.Task[RunResult] | None = field(init=False, default=None)
     _feed: CheckFeed | None = field(init=False, default=None)
-    #: The task again, given the first check's output and what its failing tests ran
-    #: (runner/assembly.py: the files its traceback names join it); None (a target that is no
-    #: test) keeps `meta.task`.
-    recompose: Callable[[str, Spectrum], str] | None = None
+    #: The task again, given the first check's output, whether it failed, and what its failing
+    #: tests ran (runner/assembly.py: on a failing test, the module it points to becomes the
+    #: file the run fixes); None (a target that is no test) keeps `meta.task`.
+    recompose: Callable[[str, bool, Spectrum], Recomposed] | None = None
+    #: The file the run fixes when it is not the document: the module under test.
+    _moved_to: Path | None = field(init=False, default=None)
     #: Set when the run ended because its check cannot run: the front end tells the user.
     unrunnable: CheckCannotRun | None = field(init=False, default=None)
     #: Candidate fixes' checks in a scratch copy (with `candidates` > 1 and a check).
@@ -122,14 +133,11 @@ class RunDriver:
         """A fresh run: with a check, the check first (it may not be able to run at all, and
         its traceback names files the task then shows), then the loop."""
         if self._feed is not None:
-            await EventEmitter(self.loop.on_event).emit(
-                CheckStarted(
-                    run_id=run_id,
-                    iterations_used=0,
-                    iteration_budget=self.loop.config.max_iterations,
-                    command=self._feed.command,
-                )
+            events = EventEmitter(self.loop.on_event)
+            progress = Progress(
+                run_id=run_id, iterations_used=0, iteration_budget=self.loop.config.max_iterations
             )
+            await events.emit(CheckStarted(**progress, command=self._feed.command))
             first = await self._feed.first()
             if self.recompose is not None:
                 record = first.record
@@ -137,8 +145,13 @@ class RunDriver:
                 # A check cut by its time-out would be cut again: only a failure is recorded.
                 if not first.passed and not record.timed_out and self.candidates is not None:
                     spectrum = await self.candidates.spectrum()
-                task = self.recompose(f"{record.stdout_tail}\n{record.stderr_tail}", spectrum)
-                self.meta = replace(self.meta, task=task)
+                output = f"{record.stdout_tail}\n{record.stderr_tail}"
+                recomposed = self.recompose(output, not first.passed, spectrum)
+                self._moved_to = recomposed.target
+                self.meta = replace(self.meta, task=recomposed.task)
+                moved = self._target()
+                if recomposed.target is not None and moved is not None:
+                    await events.emit(TargetMoved(**progress, path=moved))
         return await self.loop.run(
             self.meta.task,
             run_id=run_id,
@@ -148,9 +161,9 @@ class RunDriver:
         )
 
     def _target(self) -> str | None:
-        """The document the run was started on, named as the model sees it: every run a front
-        end starts is asked to change it (`Fix this`, `rune-lsp fix`)."""
-        path = self.meta.document_path
+        """The file the run is asked to change, named as the model sees it: the document it was
+        started on (`Fix this`, `rune-lsp fix`), or the module a failing test on it points to."""
+        path = str(self._moved_to) if self._moved_to is not None else self.meta.document_path
         if path is None:
             return None
         root = self.meta.workspace_root

@@ -40,9 +40,10 @@ def test_yes_runs_the_offered_check(rune: RunCli, double: ModelDouble, package: 
     assert "rune offers a check for this run (tests/test_x.py is a test file; " in finished.stderr
     assert f"$ {OFFERED}" in finished.stderr
     assert "Run this command? [y/n/q] y (--yes)" in finished.stderr
+    # It ran and failed: the run moved to the module the test points to.
+    assert "the failing test points to pkg/x.py: the fix goes there" in finished.stderr
     task = _first_request(double)
-    assert f"The check `{OFFERED}` failed (exit 1) on the current code." in task
-    assert "assert -1 == 3" in task
+    assert task.startswith("Task: The test tests/test_x.py fails. Fix the bug.\nFile: pkg/x.py\n")
 
 
 def test_no_denies_it_and_the_run_goes_on_without(

@@ -1,7 +1,8 @@
 """Fix this on a failing test whose bug is in the module it tests (issue 26, point 2): the
 issue's case, `rune-lsp fix tests/test_x.py ... --check-command "python -m pytest -q
 tests/test_x.py"` in a git repository, with a scripted model. Before, the first request showed
-only the test and said the bug was in it; the model never saw `pkg/x.py`."""
+only the test and said the bug was in it; the model never saw `pkg/x.py`. Now the failing
+check's evidence names the module and the run moves there."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def _first_request(double: ModelDouble) -> str:
     return content
 
 
-def test_the_model_sees_the_module_the_failing_test_imports(
+def test_the_run_moves_to_the_module_the_failing_test_ran(
     rune: RunCli, double: ModelDouble, package: Path
 ) -> None:
     double.script(Reply(text="I cannot tell."))
@@ -48,14 +49,12 @@ def test_the_model_sees_the_module_the_failing_test_imports(
 
     task = _first_request(double)
     assert json.loads(finished.stdout)["outcome"] == "completed"
-    # The check names the failing test; run again with a recorder, it shows what the test ran
-    # (runner/spectrum.py), and says so.
-    assert "Other file: pkg/x.py (add, run by the failing test and by no passing test):" in task
-    assert "    return a - b" in task
-    assert "assert -1 == 3" in task  # the check's report
-    assert "The test is right: do not change tests/test_x.py" in task
-    assert "the bug is in tests/test_x.py" not in task
-    assert task.rstrip().endswith("its first line `# file:` and that file's path.")
+    assert "step 0/8 · the failing test points to pkg/x.py: the fix goes there" in finished.stderr
+    # Asked as Fix this on pkg/x.py asks: the module, not the test; the check's report is kept
+    # from the first request and judges the candidates.
+    assert task.startswith(f"Task: {INSTRUCTION}\nFile: pkg/x.py\n```\n{MODULE}```\n")
+    assert "def test_add" not in task
+    assert "assert -1 == 3" not in task
 
 
 def test_a_test_run_blind_shows_the_module_too(
@@ -111,8 +110,9 @@ def test_a_function_the_test_reaches_only_at_run_time_is_shown(
     rune("fix", "tests/test_commands.py", "-m", INSTRUCTION, "--check-command", check, "--no")
 
     task = _first_request(double)
-    # `whisper` is called through a table: no reading of the test's names reaches it.
-    assert "Other file: pkg/words.py (whisper, run by the failing test and by no" in task
+    # `whisper` is called through a table: no reading of the test's names reaches it; what the
+    # failing test ran does, and the run moves there.
+    assert task.startswith(f"Task: {INSTRUCTION}\nFile: pkg/words.py\n")
     assert "    return text.lower() + '?'" in task
     assert "Other file: pkg/commands.py (run, run by the failing test and by 1 of the 1" in task
     # The recording ran in the run's scratch copy: the workspace holds what it held.

@@ -11,6 +11,7 @@ from rune_lsp.loop.events import (
     ModelDelta,
     ModelTurnStarted,
     PendingApproval,
+    TargetMoved,
     ToolRequested,
     ToolResulted,
 )
@@ -33,6 +34,10 @@ def test_progress_lines_start_with_the_step() -> None:
     )
     assert describe_event(PendingApproval(**STEP, pending=(edit, edit))) == (
         "step 3/8 · 2 changes to review"
+    )
+    # Worded as the editor's progress words it (loop/events.py `step_line`).
+    assert describe_event(TargetMoved(**STEP, path="pkg/core.py")) == (
+        "step 3/8 · the failing test points to pkg/core.py: the fix goes there"
     )
 
 

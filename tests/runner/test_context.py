@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from rune_lsp.loop.task import RelatedFile
 from rune_lsp.runner.context import (
     MAX_FILES,
     WHOLE_LINES,
     Frame,
+    module_under_test,
     related_files,
     traceback_frames,
 )
@@ -167,3 +169,35 @@ def test_the_modules_an_imported_module_imports_come_next(root: Path) -> None:
         ("pkg/report.py", "imported by tests/test_x.py"),
         ("pkg/x.py", "imported by pkg/report.py"),
     ]
+
+
+# The module a failing test points to, which the run then fixes.
+
+
+def _shown(path: str, first: int = 1, lines: int = 2) -> RelatedFile:
+    return RelatedFile(path=path, lines=("x",) * lines, first_line=first, total_lines=9, why="w")
+
+
+def test_the_first_code_file_shown_is_the_module_under_test(root: Path) -> None:
+    (root / "pkg" / "y.py").write_text("Y = 1\n", encoding="utf-8")
+    (root / "tests" / "helpers.py").write_text("H = 1\n", encoding="utf-8")
+    related = [
+        _shown("tests/test_u.py"),  # a test
+        _shown("tests/helpers.py"),  # no test, but in a test folder
+        _shown("pkg/x.py", first=4, lines=3),
+        _shown("pkg/y.py"),
+    ]
+
+    moved = module_under_test(_tools(root), related)
+
+    assert moved is not None
+    assert (moved.path, moved.file, moved.text) == ("pkg/x.py", root / "pkg" / "x.py", MODULE)
+    assert moved.focus == ((4, 6),)  # the lines shown beside the test
+    assert [other.path for other in moved.beside] == ["pkg/y.py"]
+
+
+def test_no_module_under_test_when_only_tests_or_unreadable_files_are_shown(root: Path) -> None:
+    (root / "pkg" / "blob.py").write_bytes(b"\x00\x01\x02")  # no text
+    related = [_shown("tests/test_u.py"), _shown("pkg/blob.py"), _shown("pkg/gone.py")]
+
+    assert module_under_test(_tools(root), related) is None

@@ -268,7 +268,8 @@ def test_a_long_test_file_is_focused_on_its_head_and_failing_tests() -> None:
 def test_the_task_after_a_failing_check_shows_a_long_test_file_at_its_failing_test(
     root: Path,
 ) -> None:
-    _write(root, {"pkg/m.py": "def run():\n    return 1\n"})
+    # No module of the workspace is shown beside it (`pkg` is installed code, say), so the run
+    # stays on the test (runner/context.module_under_test).
     passing = "".join(f"def test_ok{n}():\n    assert run() == 1\n\n\n" for n in range(300))
     test = f"from pkg.m import run\n\n\n{passing}def test_run():\n    assert run() == 2\n"
     target = root / "tests" / "test_x.py"
@@ -277,7 +278,7 @@ def test_the_task_after_a_failing_check_shows_a_long_test_file_at_its_failing_te
     task = compose_task(tools, FixTarget(path=target))
     output = "tests/test_x.py:1204: AssertionError\nFAILED tests/test_x.py::test_run - assert\n"
 
-    blind, checked = task.prompt(), with_check_output(tools, target, task, output)
+    blind, checked = task.prompt(), with_check_output(tools, target, task, output, True).task
 
     assert "def test_run():" not in blind  # beyond the first 6,000 characters
     assert "Excerpt (lines 1-3 of 1205):\n```\nfrom pkg.m import run\n" in checked

@@ -1,5 +1,6 @@
 """A run on a failing test reaches the module under test (issue 26, point 2): the task is
-composed with the files the test imports, then again with those the check's traceback names;
+composed with the files the test imports, then, once the check failed, the run moves to the
+module its traceback or its failing tests point to and asks as Fix this on that module asks;
 a block written for another file is that file's edit, reviewed like any other."""
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from rune_lsp.loop.events import RunEvent, TargetMoved
 from rune_lsp.loop.runtime import AgentLoop, LoopConfig
 from rune_lsp.loop.state import CheckReport, PreparedChange
 from rune_lsp.loop.task import FixTarget
 from rune_lsp.runner.assembly import assemble, compose_task, workspace_tools
-from rune_lsp.runner.driver import RunDriver
+from rune_lsp.runner.driver import Recomposed, RunDriver
 from rune_lsp.runner.run_meta import RunMeta
 from rune_lsp.runner.spectrum import NO_SPECTRUM, Spectrum
 from rune_lsp.runner.verify import ShellVerifier
@@ -50,10 +52,21 @@ def workspace(tmp_path: Path) -> Path:
 
 
 async def _run(
-    workspace: Path, tmp_path: Path, model: ScriptedModel, reviewer: RecordingReviewer
+    workspace: Path,
+    tmp_path: Path,
+    model: ScriptedModel,
+    reviewer: RecordingReviewer,
+    candidates: int = 4,
+    events: list[RunEvent] | None = None,
 ) -> str:
-    """The run's first request, as the model read it."""
-    settings = Settings(check_command=CHECK, max_iterations=3, state_dir=str(tmp_path / "state"))
+    """The run's first request, as the model read it; what it reported goes to `events`."""
+    events = [] if events is None else events
+    settings = Settings(
+        check_command=CHECK,
+        max_iterations=3,
+        state_dir=str(tmp_path / "state"),
+        candidates=candidates,
+    )
     document = workspace / "tests" / "test_api.py"
     tools = workspace_tools(settings, document, [workspace], DiskDocuments())
     task = compose_task(tools, FixTarget(path=document, instruction="The test fails."))
@@ -66,22 +79,41 @@ async def _run(
         document_uri=document.as_uri(),
     )
     driver = parts.driver(reviewer, receipt_store=ReceiptStore(tmp_path / "state"))
+    driver.loop.on_event = events.append
     await driver.start("reach-1")
-    assert driver.meta.task != task.prompt()  # recomposed: the receipt keeps what was sent
+    # The receipt keeps the task as it was sent (recomposed once the check failed).
     assert driver.meta.task in model.calls[0].messages[1].content
     return model.calls[0].messages[1].content
 
 
-async def test_the_files_the_traceback_names_join_the_task(workspace: Path, tmp_path: Path) -> None:
+async def test_a_failing_test_moves_the_run_to_the_module_its_traceback_ends_in(
+    workspace: Path, tmp_path: Path
+) -> None:
+    model = ScriptedModel.of(answer("I cannot tell."))
+    events: list[RunEvent] = []
+
+    first = await _run(workspace, tmp_path, model, RecordingReviewer(), events=events)
+
+    assert [e.path for e in events if isinstance(e, TargetMoved)] == ["pkg/core.py"]
+    # Asked as Fix this on pkg/core.py asks, the other file the traceback names beside it.
+    assert first.startswith("Task: The test fails.\nFile: pkg/core.py\n")
+    assert "    return a / (b - b)" in first
+    assert "Other file: pkg/api.py (named by the failing check's traceback):" in first
+    assert "tests/test_api.py" not in first  # the test is not the file to change
+    # The verdict is withheld, as on a module: candidates are judged by the check.
+    assert "ZeroDivisionError" not in first
+
+
+async def test_with_one_candidate_the_verdict_on_the_module_joins_the_task(
+    workspace: Path, tmp_path: Path
+) -> None:
     model = ScriptedModel.of(answer("I cannot tell."))
 
-    first = await _run(workspace, tmp_path, model, RecordingReviewer())
+    first = await _run(workspace, tmp_path, model, RecordingReviewer(), candidates=1)
 
-    core = first.index("Other file: pkg/core.py (named by the failing check's traceback):")
-    api = first.index("Other file: pkg/api.py (named by the failing check's traceback):")
-    assert core < api  # innermost first: where the error was raised
-    assert "    return a / (b - b)" in first
-    assert "ZeroDivisionError" in first  # the check's report, after the files
+    assert first.startswith("Task: The test fails.\nFile: pkg/core.py\n")
+    assert "ZeroDivisionError" in first
+    assert "the bug is in pkg/core.py. Change pkg/core.py so that the check passes" in first
 
 
 async def test_a_block_for_the_module_is_its_edit_reviewed(workspace: Path, tmp_path: Path) -> None:
@@ -96,6 +128,31 @@ async def test_a_block_for_the_module_is_its_edit_reviewed(workspace: Path, tmp_
     assert (workspace / "pkg" / "core.py").read_text(encoding="utf-8") == (
         "def ratio(a, b):\n    return a / b\n"
     )
+
+
+async def test_an_unnamed_block_is_the_moved_to_modules_code(
+    workspace: Path, tmp_path: Path
+) -> None:
+    reviewer = RecordingReviewer()
+    fix = "```python\ndef ratio(a, b):\n    return a / b\n```\n"
+    model = ScriptedModel.of(answer(fix))
+
+    await _run(workspace, tmp_path, model, reviewer)
+
+    assert [Path(getattr(c, "path", "")).name for c in reviewer.seen] == ["core.py"]
+    assert (workspace / "tests" / "test_api.py").read_text(encoding="utf-8") == TEST
+
+
+async def test_a_passing_check_leaves_the_run_on_the_test(workspace: Path, tmp_path: Path) -> None:
+    (workspace / "pkg" / "core.py").write_text("def ratio(a, b):\n    return a / b\n", "utf-8")
+    model = ScriptedModel.of(answer("Nothing to fix."))
+    events: list[RunEvent] = []
+
+    first = await _run(workspace, tmp_path, model, RecordingReviewer(), events=events)
+
+    assert not any(isinstance(e, TargetMoved) for e in events)
+    assert first.startswith("Task: The test fails.\nFile: tests/test_api.py\n")
+    assert "passes already (exit 0)" in first
 
 
 # What the failing tests ran (runner/spectrum.py) joins the task.
@@ -115,7 +172,7 @@ REGISTRY_TEST = (
 )
 
 
-async def test_a_function_the_failing_test_ran_joins_the_task(
+async def test_a_function_only_the_failing_test_ran_is_the_module_fixed(
     workspace: Path, tmp_path: Path
 ) -> None:
     (workspace / "pkg" / "commands.py").write_text(REGISTRY, encoding="utf-8")
@@ -136,12 +193,11 @@ async def test_a_function_the_failing_test_ran_joins_the_task(
     await driver.start("reach-2")
 
     first = model.calls[0].messages[1].content
-    # Only a run reaches `whisper` (through the table); the static reader finds `run`.
-    assert (
-        "Other file: pkg/words.py (whisper, run by the failing test and by no passing test)"
-        in first
-    )
+    # Only a run reaches `whisper` (through the table); the static reader finds `run`, shown
+    # beside it.
+    assert first.startswith("Task: The test fails.\nFile: pkg/words.py\n")
     assert "    return text.lower() + " in first
+    assert "Other file: pkg/commands.py (" in first
 
 
 def test_a_target_that_is_no_test_is_composed_once(workspace: Path, tmp_path: Path) -> None:
@@ -213,7 +269,7 @@ async def test_the_failing_tests_run_is_recorded_only_after_a_failure(
         receipt_store=ReceiptStore(tmp_path / "state"),
         verifier=ShellVerifier(check, cwd=workspace, timeout=seconds),
         candidates=checks,
-        recompose=lambda output, spectrum: "Fix it, again.",
+        recompose=lambda output, failed, spectrum: Recomposed("Fix it, again."),
     )
 
     await driver.start("reach-3")

@@ -14,6 +14,7 @@ from rune_lsp.loop.events import (
     ModelTurnStarted,
     PendingApproval,
     RunEnded,
+    TargetMoved,
     ToolRequested,
     ToolResulted,
 )
@@ -53,6 +54,10 @@ CALL = ToolCall(id="c1", name="read_file", arguments={"path": "src/app.py"})
         (
             CheckStarted(**STEP, command="pytest -q", candidate=2),
             "step 3/8 · running the check on candidate fix 2 (scratch copy): pytest -q",
+        ),
+        (
+            TargetMoved(**STEP, path="pkg/core.py"),
+            "step 3/8 · the failing test points to pkg/core.py: the fix goes there",
         ),
     ],
 )
