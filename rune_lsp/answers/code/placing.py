@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from rune_lsp.answers.code import by_text
 from rune_lsp.answers.code.by_definition import by_definitions, by_headers, parse_block, whole_file
+from rune_lsp.answers.code.by_statement import binds_only, by_statements, only_statements
 from rune_lsp.answers.code.by_text import Miss
 from rune_lsp.answers.code.spans import FileText, Replace
 from rune_lsp.lines import copied_numbers, without_copied_numbers
@@ -55,20 +56,23 @@ def place(block: Block, file: FileText, python: bool, shown: str) -> list[Replac
 def _by_structure(
     lines: list[str], file: FileText, python: bool, shown: str
 ) -> list[Replace] | Miss:
-    parsed = parse_block(lines) if python and _defines(lines) else None
+    parsed = parse_block(lines) if python else None
     if parsed is not None and parsed.outline.definitions:
-        now = file.outline  # parsed only here: a block that defines nothing needs no outline
+        now = file.outline  # parsed only here: most blocks that define nothing need none
         if now is not None:
             whole = whole_file(parsed, file, now)
-            return [whole] if whole is not None else by_definitions(parsed, file, now, shown)
+            if whole is not None:
+                return [whole]
+            placed = by_definitions(parsed, file, now, shown)
+            return placed if isinstance(placed, Miss) else placed + by_statements(parsed, now)
+    elif parsed is not None and binds_only(parsed):
+        now = file.outline
+        constants = only_statements(parsed, now) if now is not None else None
+        if constants is not None:
+            return constants
     whole = by_text.whole_text(lines, file)
     if whole is not None:
         return [whole]
     if parsed is not None and parsed.outline.definitions:
         return by_headers(parsed, file, shown)
     return by_text.anchors(lines, file, shown, python)
-
-
-def _defines(lines: list[str]) -> bool:
-    """Whether a line may start a definition (the block is parsed only then)."""
-    return any(line.lstrip().startswith(("def ", "class ", "async ", "@")) for line in lines)

@@ -44,11 +44,31 @@ class Definition:
 
 
 @dataclass(frozen=True)
+class Statement:
+    """A top-level statement that is no definition; line indexes are 0-based and inclusive."""
+
+    start: int
+    end: int
+    text: str  # its code (see `_text`)
+    #: The one name it binds, for `X = ...` and `X: T = ...` (None for anything else).
+    assigns: str | None
+    imports: bool  # an `import` or `from ... import`
+    docstring: bool  # the module's docstring
+
+
+@dataclass(frozen=True)
 class Outline:
-    """A parsed text: its top-level definitions and the count of its other top-level statements."""
+    """A parsed text: its top-level definitions and its other top-level statements."""
 
     definitions: tuple[Definition, ...]
-    other_statements: int
+    statements: tuple[Statement, ...]
+    #: Every name assigned inside a definition (a local, an attribute's base is not one): a
+    #: block of one assignment may be a line of a function as well as a module constant.
+    nested_assigned: frozenset[str]
+
+    @property
+    def other_statements(self) -> int:
+        return len(self.statements)
 
     @cached_property
     def by_name(self) -> dict[tuple[Kind, str], list[Definition]]:
@@ -86,14 +106,45 @@ def outline(lines: list[str]) -> Outline | None:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     ellipses = sorted(s.lineno - 1 for s in _statements(module.body) if _is_ellipsis(s))
-    statements = [s for s in module.body if not isinstance(s, _DEFINITIONS)]
+    definitions = [node for node in module.body if isinstance(node, _DEFINITIONS)]
     return Outline(
+        tuple(_definition(node, lines, ellipses) for node in definitions),
         tuple(
-            _definition(node, lines, ellipses)
-            for node in module.body
-            if isinstance(node, _DEFINITIONS)
+            _statement(s, lines, docstring=s is module.body[0] and _is_string(s))
+            for s in module.body
+            if not isinstance(s, _DEFINITIONS)
         ),
-        len(statements),
+        frozenset(
+            node.id
+            for definition in definitions
+            for node in ast.walk(definition)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+        ),
+    )
+
+
+def _statement(statement: ast.stmt, lines: list[str], *, docstring: bool) -> Statement:
+    assigns = None
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target = statement.targets[0]
+        assigns = target.id if isinstance(target, ast.Name) else None
+    elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+        assigns = statement.target.id if statement.value is not None else None
+    return Statement(
+        start=statement.lineno - 1,
+        end=(statement.end_lineno or statement.lineno) - 1,
+        text=_text(statement, lines),
+        assigns=assigns,
+        imports=isinstance(statement, ast.Import | ast.ImportFrom),
+        docstring=docstring,
+    )
+
+
+def _is_string(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
     )
 
 

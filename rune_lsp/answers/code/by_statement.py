@@ -1,0 +1,107 @@
+"""A Python block's top-level statements that are no definitions, placed by what they bind.
+
+Asked for the whole function it changes, a model shows the module's imports and constants
+above it, and the fix may lie there: Qwen2.5-Coder 1.5B changed `_SEPARATORS = re.compile(...)`
+above an unchanged `slugify` (bench/effect corpus_multi 02_slugify, 5 December 2026); placing
+only the definitions, the reader read the block as the code sent back and told the model it
+changed nothing. So, beside the definitions:
+
+- a statement the file has word for word is context: nothing to place;
+- an assignment `X = ...` (or `X: T = ...`) changed, where the file assigns `X` once at its top
+  level, replaces that statement;
+- an import the file lacks goes after the file's last top-level import (with none, after its
+  docstring, else at its top);
+- anything else (a call showing how to use the code, an `if __name__` block, a name the file
+  does not assign) is no code of the file and is not placed, as before.
+
+A block of only such assignments and imports (the constant alone) is placed the same way when
+every name it assigns is the file's module-level one, assigned in no function: a line of a
+function body shown alone may assign a name too (`total = 0`), and goes to the text tiers.
+Only a block written at column 0: indented, its statements are a class's or a function's.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from rune_lsp.answers.code.by_definition import ParsedBlock
+from rune_lsp.answers.code.python_source import Outline, Statement
+from rune_lsp.answers.code.spans import Replace
+
+
+def by_statements(parsed: ParsedBlock, now: Outline) -> list[Replace]:
+    """The replacements the block's top-level statements make in a file outlined `now`
+    (imports inserted as one stretch); those that are no code of the file are left out."""
+    if parsed.base:
+        return []  # indented: a class's attributes or a function's lines, not the module's
+    have = {statement.text for statement in now.statements}
+    once = _assigned_once(now)
+    replaces: list[Replace] = []
+    imports: list[str] = []
+    for statement in parsed.outline.statements:
+        if statement.text in have:
+            continue
+        lines = _lines(parsed, statement)
+        there = once.get(statement.assigns or "")
+        if there is not None:
+            replaces.append(Replace(there.start, there.end, lines))
+        elif statement.imports:
+            imports.extend(lines)
+    if imports:
+        at = _import_point(now)
+        replaces.append(Replace(at, at - 1, tuple(imports)))
+    return replaces
+
+
+def only_statements(parsed: ParsedBlock, now: Outline) -> list[Replace] | None:
+    """A block of only assignments and imports that changes one, each assignment of a name
+    the file assigns once at its top level and in no function: its replacements; None for
+    any other block."""
+    if not binds_only(parsed):
+        return None
+    have = {statement.text for statement in now.statements}
+    if all(statement.text in have for statement in parsed.outline.statements):
+        return None  # the code as it is: what else differs (a comment) is the text tiers'
+    once = _assigned_once(now)
+    for statement in parsed.outline.statements:
+        name = statement.assigns
+        if name is not None and (name not in once or name in now.nested_assigned):
+            return None
+    return by_statements(parsed, now)
+
+
+def binds_only(parsed: ParsedBlock) -> bool:
+    """The block defines nothing and holds only assignments of one name and imports."""
+    statements = parsed.outline.statements
+    return (
+        not parsed.base
+        and not parsed.outline.definitions
+        and bool(statements)
+        and all(s.imports or s.assigns is not None for s in statements)
+    )
+
+
+def _assigned_once(now: Outline) -> dict[str, Statement]:
+    """The file's top-level assignments of a name it assigns at its top level only once."""
+    counts = Counter(s.assigns for s in now.statements if s.assigns is not None)
+    return {
+        s.assigns: s for s in now.statements if s.assigns is not None and counts[s.assigns] == 1
+    }
+
+
+def _lines(parsed: ParsedBlock, statement: Statement) -> tuple[str, ...]:
+    base = parsed.base
+    raw = parsed.raw[statement.start : statement.end + 1]
+    return tuple(line[len(base) :] if line.startswith(base) else line for line in raw)
+
+
+def _import_point(now: Outline) -> int:
+    """The line an import the file lacks goes before: after its last top-level import, else
+    after its docstring, else its first line."""
+    imports = [s.end for s in now.statements if s.imports]
+    if imports:
+        return max(imports) + 1
+    first = now.statements[0] if now.statements else None
+    if first is not None and first.docstring:
+        return first.end + 1
+    return 0
