@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from rune_lsp.answers import TurnKind
 from rune_lsp.answers.code.reading import CodeReading
+from rune_lsp.loop.proposals import runs_unchanged
 from rune_lsp.loop.state import RunState
 
 #: The temperatures of the request asked again, one per retry (never below the run's own).
@@ -47,7 +48,7 @@ def resample_temperature(
     """
     if kind != "code_first" or resampled >= len(RESAMPLE_TEMPERATURES):
         return None
-    if reading is None or reading.edits or reading.refusal is not None or not reading.unchanged:
+    if reading is None or reading.refusal is not None or not _sent_back(state, reading):
         return None
     if state.check_failing is None:
         needed = 1  # the answer to a rejected fix
@@ -60,6 +61,16 @@ def resample_temperature(
     if sum(message.role == "user" for message in state.messages) != 1:
         return None
     return max(base, RESAMPLE_TEMPERATURES[resampled])
+
+
+def _sent_back(state: RunState, reading: CodeReading) -> bool:
+    """The answer is the code as it is: word for word, or (while tests fail) changed only in
+    blank lines, comments or layout. Sent back without one blank line, the 1.5B's first
+    answer of corpus_multi 02_slugify was not asked again, and its three notes got the same
+    code three times (docs/performance.md, "Multi-file corpus")."""
+    if not reading.edits:
+        return bool(reading.unchanged)
+    return runs_unchanged(state, reading)
 
 
 def first_answer_stands(state: RunState) -> bool:

@@ -212,3 +212,25 @@ async def test_with_the_check_asked_again_only_while_its_note_and_a_turn_are_lef
     assert all(call.messages == model.calls[0].messages for call in model.calls[: asked + 1])
     note = model.calls[asked + 1].messages[-1].content
     assert note.startswith("Your code block is the same") and "assert -1 == 3" in note
+
+
+async def test_with_a_failing_check_the_code_sent_back_in_another_layout_is_asked_again() -> None:
+    # corpus_multi 02_slugify: the 1.5B sent the module back without one blank line; that is
+    # the code as it is too, not a candidate.
+    layout = "```python\ndef add(a, b):  # adds two numbers\n\n    return a - b\n```"
+    checker = FailingCheck()
+    model = ScriptedModel.of(answer(layout), answer(FIXED))
+    outcome = await start(model, LoopConfig(candidates=4), checker=checker)
+
+    first, again = model.calls
+    assert again.messages == first.messages and again.temperature == RESAMPLE_TEMPERATURES[0]
+    assert isinstance(outcome, Paused) and len(checker.scratch) == 1
+
+
+async def test_without_a_check_a_layout_change_is_an_answer_not_the_code_sent_back() -> None:
+    # Nothing fails: a change of layout may be what the user asked for.
+    layout = "```python\ndef add(a, b):  # adds two numbers\n    return a - b\n```"
+    model = ScriptedModel.of(answer(layout), answer(FIXED))
+    outcome = await start(model)
+
+    assert len(model.calls) == 1 and isinstance(outcome, Paused)
