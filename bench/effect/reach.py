@@ -70,7 +70,7 @@ def reach(task: Task, *, spectrum: bool = True) -> Reach:
         if spectrum:  # as the run records it, in its scratch copy: here the task's own copy
             ran = asyncio.run(record(task.test_command, root, Settings().command_timeout))
         recording_seconds = time.monotonic() - started
-        recomposed = with_check_output(tools, document, fix, output, True, ran)
+        recomposed = with_check_output(tools, document, fix, output, failed=True, spectrum=ran)
         checked = recomposed.task
         related = related_files(tools, document, fix.text, output, ran)
         changed = changed_lines(task.buggy, task.source("reference.py"))

@@ -89,6 +89,9 @@ class FixTask(BaseModel):
     #: the top instead, a test file's failing test lay beyond the excerpt in 52 of the 74
     #: release-bugs tasks (docs/performance.md, "Release bugs corpus").
     focus: tuple[tuple[int, int], ...] = ()
+    #: On a module a failing test moved the run to, the code of the failing tests: what the
+    #: fix must make true (`moved_to`).
+    tests: tuple[RelatedFile, ...] = ()
 
     def moved_to(
         self,
@@ -96,16 +99,26 @@ class FixTask(BaseModel):
         text: str,
         focus: tuple[tuple[int, int], ...],
         related: tuple[RelatedFile, ...],
+        tests: tuple[RelatedFile, ...] = (),
     ) -> FixTask:
         """The same instruction (or, with none, that this test fails) on another file, whole
-        (or, too long, its `focus`), `related` beside it: a failing test's module under test
-        (runner/context.module_under_test), asked as Fix this on it asks, since shown the
-        test, its report and the module, Qwen2.5-Coder 1.5B sent the module back unchanged in
-        most runs (docs/performance.md, "Multi-file corpus")."""
+        (or, too long, its `focus`), the failing `tests`' code and `related` beside it: a
+        failing test's module under test (runner/context.module_under_test), asked as Fix
+        this on it asks, since shown the test, its report and the module, Qwen2.5-Coder 1.5B
+        sent the module back unchanged in most runs; the failing test's own lines (`assert
+        to_roman(9) == "IX"`) are what the fix must make true (docs/performance.md,
+        "Multi-file corpus")."""
         # Without one, the editor's default ("at this range") would name a range the module
         # does not have.
         instruction = self.instruction or f"The test {self.path} fails. Fix the bug."
-        return FixTask(path=path, text=text, instruction=instruction, focus=focus, related=related)
+        return FixTask(
+            path=path,
+            text=text,
+            instruction=instruction,
+            focus=focus,
+            related=related,
+            tests=tests,
+        )
 
     def prompt(self) -> str:
         instruction = (self.instruction or "").strip() or DEFAULT_INSTRUCTION
@@ -121,6 +134,7 @@ class FixTask(BaseModel):
             parts.append("Diagnostics:")
             parts.extend(_diagnostic_line(d, lines) for d in self.diagnostics)
         parts.append(self._excerpt(lines))
+        parts.extend(_test_shown(test) for test in self.tests)
         if self.related:
             parts.append(f"The files {self.path} uses, where the bug may be instead:")
             parts.extend(related.shown() for related in self.related)
@@ -158,6 +172,13 @@ class FixTask(BaseModel):
             f"Excerpt (lines {first + 1}-{last + 1} of {len(lines)}; "
             f"use read_file for the rest):\n{shown}"
         )
+
+
+def _test_shown(test: RelatedFile) -> str:
+    last = test.first_line + len(test.lines) - 1
+    return f"The failing test ({test.path}, lines {test.first_line}-{last}):\n" + fenced(
+        list(test.lines), MAX_RANGE_CHARS
+    )
 
 
 def _focused(lines: list[str], focus: tuple[tuple[int, int], ...]) -> str:

@@ -22,6 +22,7 @@ from rune_lsp.loop.task import FixTarget, FixTask
 from rune_lsp.runner.candidates import ScratchChecks, overlap_checks
 from rune_lsp.runner.context import (
     failing_focus,
+    failing_tests_shown,
     is_test_target,
     module_under_test,
     related_files,
@@ -91,7 +92,8 @@ def with_check_output(
     related = related_files(tools, path, task.text, output, spectrum)
     moved = module_under_test(tools, related) if failed else None
     if moved is not None:
-        moved_task = task.moved_to(moved.path, moved.text, moved.focus, moved.beside)
+        tests = failing_tests_shown(tools, path, task.text, output)
+        moved_task = task.moved_to(moved.path, moved.text, moved.focus, moved.beside, tests)
         return Recomposed(moved_task.prompt(), moved.file)
     focus = failing_focus(tools, path, task.text, output)
     return Recomposed(task.model_copy(update={"related": related, "focus": focus}).prompt())

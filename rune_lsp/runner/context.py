@@ -20,6 +20,7 @@ from rune_lsp.loop.task import RelatedFile, is_test_path
 from rune_lsp.python_parse import parse
 from rune_lsp.runner.failing_tests import (
     Definition,
+    failing_spans,
     failing_test_names,
     focus_lines,
     in_test_folder,
@@ -39,6 +40,9 @@ MAX_CHARS = 6_000
 MAX_DEFINITIONS = 6
 #: Of those, the most taken from the functions the failing tests ran (runner/spectrum.py).
 MAX_SUSPECTS = 4
+#: Failing tests shown beside the module a run moved to, and characters of them in all.
+MAX_TESTS_SHOWN = 3
+MAX_TEST_CHARS = 1_500
 #: A file up to this many lines is shown whole; a longer one around what points into it.
 WHOLE_LINES = 80
 AROUND = 12
@@ -158,9 +162,15 @@ def module_under_test(
         text = _readable(tools, file)
         if not text:
             continue
-        last = shown.first_line + len(shown.lines) - 1
+        # A long module may be shown in several excerpts (two suspects, a suspect and what the
+        # test uses): every one of them is where to look.
+        focus = tuple(
+            (other.first_line, other.first_line + len(other.lines) - 1)
+            for other in code
+            if other.path == shown.path
+        )
         beside = tuple(other for other in code if other.path != shown.path)
-        return ModuleUnderTest(shown.path, file, text, ((shown.first_line, last),), beside)
+        return ModuleUnderTest(shown.path, file, text, focus, beside)
     return None
 
 
@@ -178,6 +188,37 @@ def failing_focus(
     if not is_test_target(tools, target) or target.suffix != ".py":
         return ()
     return focus_lines(text, failing_test_names(check_output, tools.show(target)))
+
+
+def failing_tests_shown(
+    tools: WorkspaceTools, target: Path, text: str, check_output: str
+) -> tuple[RelatedFile, ...]:
+    """The code of the tests of `target` (its text `text`) the check says fail, each with its
+    decorators, up to MAX_TESTS_SHOWN and MAX_TEST_CHARS: what the module a run moved to must
+    make true, shown beside it (loop/task.py `FixTask.moved_to`)."""
+    if not is_test_target(tools, target) or target.suffix != ".py":
+        return ()
+    shown = tools.show(target)
+    lines = line_texts(text)
+    names = failing_test_names(check_output, shown)
+    tests: list[RelatedFile] = []
+    budget = MAX_TEST_CHARS
+    for first, last in failing_spans(text, names)[:MAX_TESTS_SHOWN]:
+        part = tuple(lines[first - 1 : last])
+        size = sum(len(line) + 1 for line in part)
+        if size > budget and tests:
+            break
+        budget -= size
+        tests.append(
+            RelatedFile(
+                path=shown,
+                lines=part,
+                first_line=first,
+                total_lines=len(lines),
+                why="the failing test",
+            )
+        )
+    return tuple(tests)
 
 
 def _readable(tools: WorkspaceTools, path: Path) -> str | None:

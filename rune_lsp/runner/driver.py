@@ -149,8 +149,8 @@ class RunDriver:
                 recomposed = self.recompose(output, not first.passed, spectrum)
                 self._moved_to = recomposed.target
                 self.meta = replace(self.meta, task=recomposed.task)
-                moved = self._target()
-                if recomposed.target is not None and moved is not None:
+                if recomposed.target is not None:
+                    moved = self._shown(recomposed.target)
                     await events.emit(TargetMoved(**progress, path=moved))
         return await self.loop.run(
             self.meta.task,
@@ -163,11 +163,15 @@ class RunDriver:
     def _target(self) -> str | None:
         """The file the run is asked to change, named as the model sees it: the document it was
         started on (`Fix this`, `rune-lsp fix`), or the module a failing test on it points to."""
-        path = str(self._moved_to) if self._moved_to is not None else self.meta.document_path
-        if path is None:
-            return None
+        if self._moved_to is not None:
+            return self._shown(self._moved_to)
+        path = self.meta.document_path
+        return None if path is None else self._shown(Path(path))
+
+    def _shown(self, path: Path) -> str:
+        """`path` as the model sees it: relative to the workspace root when inside it."""
         root = self.meta.workspace_root
-        return display_path(Path(path), Path(root)) if root else path
+        return display_path(path, Path(root)) if root else str(path)
 
     async def resume(self, state: RunState) -> RunResult:
         """Continue a persisted pause: decisions already taken stand, the rest are asked again

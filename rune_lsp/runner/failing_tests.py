@@ -114,13 +114,26 @@ def focus_lines(text: str, tests: list[str]) -> tuple[tuple[int, int], ...]:
         tree = parse(text)
     except (SyntaxError, ValueError):
         return ()
-    spans = [_span(node) for node in _functions(tree) if node.name in tests]
+    spans = _test_spans(tree, tests)
     if not spans:
         return ()
     defined = [_span(node)[0] for node in tree.body if isinstance(node, _DEFINITIONS)]
     head_end = min([*defined, HEAD_LINES + 1]) - 1
     head = [(1, head_end)] if head_end >= 1 else []
-    return tuple(head + sorted(spans))
+    return tuple(head + spans)
+
+
+def failing_spans(text: str, tests: list[str]) -> tuple[tuple[int, int], ...]:
+    """The 1-based (first, last) lines of each function of `tests` in the test file `text`,
+    decorators included, in file order; nothing when it does not parse."""
+    try:
+        return tuple(_test_spans(parse(text), tests))
+    except (SyntaxError, ValueError):
+        return ()
+
+
+def _test_spans(tree: ast.AST, tests: list[str]) -> list[tuple[int, int]]:
+    return sorted(_span(node) for node in _functions(tree) if node.name in tests)
 
 
 def used_definitions(

@@ -53,7 +53,8 @@ def test_the_run_moves_to_the_module_the_failing_test_ran(
     # Asked as Fix this on pkg/x.py asks: the module, not the test; the check's report is kept
     # from the first request and judges the candidates.
     assert task.startswith(f"Task: {INSTRUCTION}\nFile: pkg/x.py\n```\n{MODULE}```\n")
-    assert "def test_add" not in task
+    # The failing test's code is shown below it, as what the fix must make true.
+    assert "The failing test (tests/test_x.py, lines 4-5):\n```\ndef test_add():" in task
     assert "assert -1 == 3" not in task
 
 

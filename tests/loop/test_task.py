@@ -104,6 +104,27 @@ def test_an_excerpt_of_a_related_file_says_which_lines() -> None:
     assert related.shown().startswith("Other file: pkg/x.py (named; lines 40-41 of 90):")
 
 
+def test_a_task_moved_to_the_module_shows_the_failing_test_after_it() -> None:
+    # What the fix must make true, as a person at the failing test reads it; the test is no
+    # file to change, so the ask names only the module's neighbours.
+    failing = RelatedFile(
+        path="tests/test_x.py",
+        lines=("def test_add():", "    assert add(1, 2) == 3"),
+        first_line=4,
+        total_lines=5,
+        why="the failing test",
+    )
+    other = RelatedFile(path="pkg/y.py", lines=("Y = 1",), total_lines=1, why="imported")
+
+    moved = _test_task().moved_to("pkg/x.py", "\n".join(MODULE_LINES), (), (other,), (failing,))
+    prompt = moved.prompt()
+
+    assert prompt.startswith("Task: The test tests/test_x.py fails. Fix the bug.\nFile: pkg/x.py")
+    shown = "The failing test (tests/test_x.py, lines 4-5):\n```\ndef test_add():\n"
+    assert prompt.index("def add(a, b):") < prompt.index(shown) < prompt.index("Other file:")
+    assert "`# file: pkg/y.py`" in prompt
+
+
 def test_without_related_files_the_ask_is_unchanged() -> None:
     assert _test_task().prompt().endswith(f"{BLOCK_ASK.capitalize()}.")
 

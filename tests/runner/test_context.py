@@ -13,8 +13,10 @@ import pytest
 from rune_lsp.loop.task import RelatedFile
 from rune_lsp.runner.context import (
     MAX_FILES,
+    MAX_TEST_CHARS,
     WHOLE_LINES,
     Frame,
+    failing_tests_shown,
     module_under_test,
     related_files,
     traceback_frames,
@@ -186,13 +188,14 @@ def test_the_first_code_file_shown_is_the_module_under_test(root: Path) -> None:
         _shown("tests/helpers.py"),  # no test, but in a test folder
         _shown("pkg/x.py", first=4, lines=3),
         _shown("pkg/y.py"),
+        _shown("pkg/x.py", first=1, lines=2),  # a second excerpt of the same module
     ]
 
     moved = module_under_test(_tools(root), related)
 
     assert moved is not None
     assert (moved.path, moved.file, moved.text) == ("pkg/x.py", root / "pkg" / "x.py", MODULE)
-    assert moved.focus == ((4, 6),)  # the lines shown beside the test
+    assert moved.focus == ((4, 6), (1, 2))  # every excerpt shown beside the test
     assert [other.path for other in moved.beside] == ["pkg/y.py"]
 
 
@@ -201,3 +204,28 @@ def test_no_module_under_test_when_only_tests_or_unreadable_files_are_shown(root
     related = [_shown("tests/test_u.py"), _shown("pkg/blob.py"), _shown("pkg/gone.py")]
 
     assert module_under_test(_tools(root), related) is None
+
+
+def test_the_failing_tests_code_is_shown_as_the_check_names_it(root: Path) -> None:
+    target = root / "tests" / "test_x.py"
+    output = _output(root, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_x.py")
+
+    shown = failing_tests_shown(_tools(root), target, PYTEST_TEST, output)
+
+    assert [(t.path, t.first_line, t.lines) for t in shown] == [
+        ("tests/test_x.py", 4, ("def test_add():", "    assert add(1, 2) == 3")),
+        ("tests/test_x.py", 8, ("def test_div():", "    assert div(4, 2) == 2")),
+    ]
+    # A target that is no test has no failing tests of its own.
+    assert failing_tests_shown(_tools(root), root / "pkg" / "x.py", MODULE, output) == ()
+
+
+def test_failing_tests_beyond_the_budget_are_left_out(root: Path) -> None:
+    body = "".join(f"    assert add({n}, 0) == {n}\n" for n in range(MAX_TEST_CHARS // 20))
+    test = f"from pkg.x import add\n\n\ndef test_a():\n{body}\n\ndef test_b():\n{body}"
+    output = "FAILED tests/test_x.py::test_a - x\nFAILED tests/test_x.py::test_b - x\n"
+
+    shown = failing_tests_shown(_tools(root), root / "tests" / "test_x.py", test, output)
+
+    # The first is shown even when long (the fence clips it); the next would pass the budget.
+    assert [t.lines[0] for t in shown] == ["def test_a():"]

@@ -14,6 +14,7 @@ from rune_lsp.runner.context import related_files
 from rune_lsp.runner.failing_tests import (
     CALL_DEPTH,
     WHOLE_CLASS_LINES,
+    failing_spans,
     failing_test_names,
     focus_lines,
     used_definitions,
@@ -278,7 +279,7 @@ def test_the_task_after_a_failing_check_shows_a_long_test_file_at_its_failing_te
     task = compose_task(tools, FixTarget(path=target))
     output = "tests/test_x.py:1204: AssertionError\nFAILED tests/test_x.py::test_run - assert\n"
 
-    blind, checked = task.prompt(), with_check_output(tools, target, task, output, True).task
+    blind, checked = task.prompt(), with_check_output(tools, target, task, output, failed=True).task
 
     assert "def test_run():" not in blind  # beyond the first 6,000 characters
     assert "Excerpt (lines 1-3 of 1205):\n```\nfrom pkg.m import run\n" in checked
@@ -287,3 +288,14 @@ def test_the_task_after_a_failing_check_shows_a_long_test_file_at_its_failing_te
         in checked
     )
     assert "def test_ok299" not in checked
+
+
+def test_the_failing_tests_are_found_with_their_decorators_in_file_order() -> None:
+    text = (
+        "import pytest\n\n\nclass TestRun:\n    def test_b(self):\n        assert 0\n\n\n"
+        "@pytest.mark.parametrize('x', [1])\ndef test_a(x):\n    assert x == 2\n"
+    )
+
+    assert failing_spans(text, ["test_a", "test_b"]) == ((5, 6), (9, 11))
+    assert failing_spans(text, ["test_c"]) == ()
+    assert failing_spans("def test_a(:\n", ["test_a"]) == ()

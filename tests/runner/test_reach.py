@@ -99,7 +99,9 @@ async def test_a_failing_test_moves_the_run_to_the_module_its_traceback_ends_in(
     assert first.startswith("Task: The test fails.\nFile: pkg/core.py\n")
     assert "    return a / (b - b)" in first
     assert "Other file: pkg/api.py (named by the failing check's traceback):" in first
-    assert "tests/test_api.py" not in first  # the test is not the file to change
+    # The failing test is shown as what the fix must make true, not as a file to change.
+    shown = "The failing test (tests/test_api.py, lines 7-8):\n```\n    def test_half(self):\n"
+    assert shown in first and "# file: tests/test_api.py" not in first
     # The verdict is withheld, as on a module: candidates are judged by the check.
     assert "ZeroDivisionError" not in first
 
@@ -141,6 +143,19 @@ async def test_an_unnamed_block_is_the_moved_to_modules_code(
 
     assert [Path(getattr(c, "path", "")).name for c in reviewer.seen] == ["core.py"]
     assert (workspace / "tests" / "test_api.py").read_text(encoding="utf-8") == TEST
+
+
+async def test_a_block_naming_the_test_is_still_the_tests_edit(
+    workspace: Path, tmp_path: Path
+) -> None:
+    reviewer = RecordingReviewer()
+    test_fix = TEST.replace("half(4), 2", "half(4), 4")
+    model = ScriptedModel.of(answer(f"```python\n# file: tests/test_api.py\n{test_fix}```\n"))
+
+    await _run(workspace, tmp_path, model, reviewer)
+
+    assert [Path(getattr(c, "path", "")).name for c in reviewer.seen] == ["test_api.py"]
+    assert (workspace / "pkg" / "core.py").read_text(encoding="utf-8") == CORE
 
 
 async def test_a_passing_check_leaves_the_run_on_the_test(workspace: Path, tmp_path: Path) -> None:
@@ -237,17 +252,25 @@ class _CountingChecks:
 
 
 @pytest.mark.parametrize(
-    ("check", "seconds", "recordings"),
+    ("check", "seconds", "recordings", "failed"),
     [
-        ("exit 1", 30.0, 1),  # a failure: what its tests ran is recorded
-        ("exit 0", 30.0, 0),  # a pass: nothing to localise
-        ("sleep 30", 0.3, 0),  # cut by its time-out: a recording would be cut too
+        ("exit 1", 30.0, 1, True),  # a failure: what its tests ran is recorded
+        ("exit 0", 30.0, 0, False),  # a pass: nothing to localise, nowhere to move
+        # Cut by its time-out: a recording would be cut too, but a hang is a failure, and the
+        # run may still move to the module the test imports.
+        ("sleep 30", 0.3, 0, True),
     ],
 )
 async def test_the_failing_tests_run_is_recorded_only_after_a_failure(
-    workspace: Path, tmp_path: Path, check: str, seconds: float, recordings: int
+    workspace: Path, tmp_path: Path, check: str, seconds: float, recordings: int, failed: bool
 ) -> None:
     checks = _CountingChecks()
+    told: list[bool] = []
+
+    def recompose(output: str, check_failed: bool, spectrum: Spectrum) -> Recomposed:
+        told.append(check_failed)
+        return Recomposed("Fix it, again.")
+
     driver = RunDriver(
         loop=AgentLoop(
             ScriptedModel.of(answer("No change.")),
@@ -269,9 +292,10 @@ async def test_the_failing_tests_run_is_recorded_only_after_a_failure(
         receipt_store=ReceiptStore(tmp_path / "state"),
         verifier=ShellVerifier(check, cwd=workspace, timeout=seconds),
         candidates=checks,
-        recompose=lambda output, failed, spectrum: Recomposed("Fix it, again."),
+        recompose=recompose,
     )
 
     await driver.start("reach-3")
 
     assert checks.recordings == recordings
+    assert told == [failed]
