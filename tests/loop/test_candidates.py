@@ -13,6 +13,7 @@ from rune_lsp.loop.candidate_choice import Candidate, improves
 from rune_lsp.loop.candidates import candidate_temperature
 from rune_lsp.loop.events import CheckStarted, RunEvent, ToolRequested, ToolResulted
 from rune_lsp.loop.records import CandidateStats, EditRecord
+from rune_lsp.loop.resample import RESAMPLE_TEMPERATURES
 from rune_lsp.loop.state import CheckReport, Finished, Paused, PreparedChange, PreparedEdit
 
 from .fakes import ASKED, FakeExecutor, Hang, ScriptedModel, answer, approve_all, edit, read, turn
@@ -404,7 +405,7 @@ async def test_the_current_code_sent_back_with_a_blank_line_less_is_no_candidate
 
     # The code as it is: the same request is asked again, wider (loop/resample.py).
     first, again = model.calls
-    assert again.messages == first.messages and again.temperature is not None
+    assert again.messages == first.messages and again.temperature == RESAMPLE_TEMPERATURES[0]
     assert checker.checked == ["    return a + b"]  # never the layout change
     assert isinstance(outcome, Paused)
     [shown] = outcome.state.turn.pending

@@ -34,23 +34,7 @@ def by_statements(parsed: ParsedBlock, now: Outline) -> list[Replace]:
     (imports inserted as one stretch); those that are no code of the file are left out."""
     if parsed.base:
         return []  # indented: a class's attributes or a function's lines, not the module's
-    have = {statement.text for statement in now.statements}
-    once = _assigned_once(now)
-    replaces: list[Replace] = []
-    imports: list[str] = []
-    for statement in parsed.outline.statements:
-        if statement.text in have:
-            continue
-        lines = _lines(parsed, statement)
-        there = once.get(statement.assigns or "")
-        if there is not None:
-            replaces.append(Replace(there.start, there.end, lines))
-        elif statement.imports:
-            imports.extend(lines)
-    if imports:
-        at = _import_point(now)
-        replaces.append(Replace(at, at - 1, tuple(imports)))
-    return replaces
+    return _placed(parsed, now, _assigned_once(now))
 
 
 def only_statements(parsed: ParsedBlock, now: Outline) -> list[Replace] | None:
@@ -67,7 +51,26 @@ def only_statements(parsed: ParsedBlock, now: Outline) -> list[Replace] | None:
         name = statement.assigns
         if name is not None and (name not in once or name in now.nested_assigned):
             return None
-    return by_statements(parsed, now)
+    return _placed(parsed, now, once)
+
+
+def _placed(parsed: ParsedBlock, now: Outline, once: dict[str, Statement]) -> list[Replace]:
+    have = {statement.text for statement in now.statements}
+    replaces: list[Replace] = []
+    imports: list[str] = []
+    for statement in parsed.outline.statements:
+        if statement.text in have:
+            continue
+        lines = _lines(parsed, statement)
+        there = once.get(statement.assigns or "")
+        if there is not None:
+            replaces.append(Replace(there.start, there.end, lines))
+        elif statement.imports:
+            imports.extend(lines)
+    if imports:
+        at = _import_point(now)
+        replaces.append(Replace(at, at - 1, tuple(imports)))
+    return replaces
 
 
 def binds_only(parsed: ParsedBlock) -> bool:

@@ -56,7 +56,9 @@ def place(block: Block, file: FileText, python: bool, shown: str) -> list[Replac
 def _by_structure(
     lines: list[str], file: FileText, python: bool, shown: str
 ) -> list[Replace] | Miss:
-    parsed = parse_block(lines) if python else None
+    # Parsed only when it may define something, or bind a module constant (at column 0): most
+    # blocks that are neither are fragments of a function, which would fail to parse twice.
+    parsed = parse_block(lines) if python and (_defines(lines) or _at_top(lines)) else None
     if parsed is not None and parsed.outline.definitions:
         now = file.outline  # parsed only here: most blocks that define nothing need none
         if now is not None:
@@ -76,3 +78,13 @@ def _by_structure(
     if parsed is not None and parsed.outline.definitions:
         return by_headers(parsed, file, shown)
     return by_text.anchors(lines, file, shown, python)
+
+
+def _defines(lines: list[str]) -> bool:
+    """Whether a line may start a definition."""
+    return any(line.lstrip().startswith(("def ", "class ", "async ", "@")) for line in lines)
+
+
+def _at_top(lines: list[str]) -> bool:
+    """Whether the block starts at column 0, where a module's constants and imports are."""
+    return bool(lines) and not lines[0][:1].isspace()
