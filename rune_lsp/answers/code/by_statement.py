@@ -11,8 +11,13 @@ changed nothing. So, beside the definitions:
   level, replaces that statement;
 - an import the file lacks goes after the file's last top-level import (with none, after its
   docstring, else at its top);
+- an assignment of a name the file does not bind, which a definition of the block reads
+  (`_NUMBER = re.compile(...)` above the `parse` that now uses it), goes after the file's
+  statements above its first definition: left out, the function was placed without the name
+  it needs, a diff that looked whole and raised NameError;
 - anything else (a call showing how to use the code, an `if __name__` block, a name the file
-  does not assign) is no code of the file and is not placed, as before.
+  does not assign and the block's code does not read) is no code of the file and is not
+  placed, as before.
 
 A block of only such assignments and imports (the constant alone) is placed the same way when
 every name it assigns is the file's module-level one, assigned in no function: a line of a
@@ -25,16 +30,22 @@ from __future__ import annotations
 from collections import Counter
 
 from rune_lsp.answers.code.by_definition import ParsedBlock
-from rune_lsp.answers.code.python_source import Outline, Statement
-from rune_lsp.answers.code.spans import Replace
+from rune_lsp.answers.code.python_source import (
+    Outline,
+    Statement,
+    names_bound_at_top,
+    names_read_from_module,
+)
+from rune_lsp.answers.code.spans import FileText, Replace
 
 
-def by_statements(parsed: ParsedBlock, now: Outline) -> list[Replace]:
-    """The replacements the block's top-level statements make in a file outlined `now`
-    (imports inserted as one stretch); those that are no code of the file are left out."""
+def by_statements(parsed: ParsedBlock, now: Outline, file: FileText) -> list[Replace]:
+    """The replacements the block's top-level statements make in `file`, outlined `now`
+    (imports inserted as one stretch, new constants as another); those that are no code of
+    the file are left out."""
     if parsed.base:
         return []  # indented: a class's attributes or a function's lines, not the module's
-    return _placed(parsed, now, _assigned_once(now))
+    return _placed(parsed, now, _assigned_once(now), file)
 
 
 def only_statements(parsed: ParsedBlock, now: Outline) -> list[Replace] | None:
@@ -51,13 +62,17 @@ def only_statements(parsed: ParsedBlock, now: Outline) -> list[Replace] | None:
         name = statement.assigns
         if name is not None and (name not in once or name in now.nested_assigned):
             return None
-    return _placed(parsed, now, once)
+    return _placed(parsed, now, once, None)
 
 
-def _placed(parsed: ParsedBlock, now: Outline, once: dict[str, Statement]) -> list[Replace]:
+def _placed(
+    parsed: ParsedBlock, now: Outline, once: dict[str, Statement], file: FileText | None
+) -> list[Replace]:
+    """`file`: where a new constant the block's definitions read may go (None: nowhere)."""
     have = {statement.text for statement in now.statements}
     replaces: list[Replace] = []
     imports: list[str] = []
+    new: list[Statement] = []
     for statement in parsed.outline.statements:
         if statement.text in have:
             continue
@@ -67,9 +82,18 @@ def _placed(parsed: ParsedBlock, now: Outline, once: dict[str, Statement]) -> li
             replaces.append(Replace(there.start, there.end, lines))
         elif statement.imports:
             imports.extend(lines)
+        elif statement.assigns is not None:
+            new.append(statement)
+    constants = _new_constants(parsed, new, file)
+    inserts: dict[int, list[str]] = {}
     if imports:
-        at = _import_point(now)
-        replaces.append(Replace(at, at - 1, tuple(imports)))
+        inserts.setdefault(_import_point(now), []).extend(imports)
+    if constants:
+        at = _constant_point(now)
+        if at == 0 and now.definitions:
+            constants.extend(("", ""))  # the file starts with a definition: keep it apart
+        inserts.setdefault(at, []).extend(constants)
+    replaces.extend(Replace(at, at - 1, tuple(lines)) for at, lines in inserts.items())
     return replaces
 
 
@@ -96,6 +120,32 @@ def _lines(parsed: ParsedBlock, statement: Statement) -> tuple[str, ...]:
     base = parsed.base
     raw = parsed.raw[statement.start : statement.end + 1]
     return tuple(line[len(base) :] if line.startswith(base) else line for line in raw)
+
+
+def _new_constants(
+    parsed: ParsedBlock, assignments: list[Statement], file: FileText | None
+) -> list[str]:
+    """The lines of `assignments` that bind a name `file` does not and the block's
+    definitions read (parsed only when there is such an assignment: most blocks have none)."""
+    if not assignments or file is None or not parsed.outline.definitions:
+        return []
+    bound = names_bound_at_top(file.lines)
+    if bound is None:
+        return []
+    read = names_read_from_module(parsed.raw)
+    lines: list[str] = []
+    for statement in assignments:
+        if statement.assigns in read and statement.assigns not in bound:
+            lines.extend(_lines(parsed, statement))
+    return lines
+
+
+def _constant_point(now: Outline) -> int:
+    """The line a new module constant goes before: after the last top-level statement above
+    the file's first definition (its imports and constants), else its first line."""
+    first = now.definitions[0].start if now.definitions else None
+    above = [s.end for s in now.statements if first is None or s.end < first]
+    return max(above) + 1 if above else 0
 
 
 def _import_point(now: Outline) -> int:

@@ -61,6 +61,13 @@ def would_not_parse(shown: str, error: SyntaxError) -> str:
     return f"with it, {shown} would not parse ({error.msg}, line {error.lineno})"
 
 
+def method_at_top(name: str, first: str, shown: str) -> str:
+    return (
+        f"{name} takes `{first}`: it is a method, yet it would stand outside any class in {shown}; "
+        "show it inside its class, in the file that defines that class"
+    )
+
+
 def one_line(shown: str) -> str:
     return f"a one-line block cannot be placed in {shown}"
 

@@ -205,3 +205,74 @@ def _is_ellipsis(statement: ast.stmt) -> bool:
         and isinstance(statement.value, ast.Constant)
         and statement.value.value is Ellipsis
     )
+
+
+def names_bound_at_top(lines: list[str] | tuple[str, ...]) -> frozenset[str] | None:
+    """Every name the top level of `lines` binds (definitions, imports, assignment and loop
+    targets; a comprehension's variables too: one name more only keeps a new constant out),
+    or None when they are not Python. Parsed on demand: only a block that assigns a name
+    the file may lack asks (answers/code/by_statement.py)."""
+    try:
+        module = parse("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    names: set[str] = set()
+    for statement in module.body:
+        if isinstance(statement, _DEFINITIONS):
+            names.add(statement.name)
+        elif isinstance(statement, ast.Import | ast.ImportFrom):
+            names.update(alias.asname or alias.name.split(".")[0] for alias in statement.names)
+        else:
+            names.update(_stored(statement))
+    return frozenset(names)
+
+
+def names_read_from_module(lines: list[str]) -> frozenset[str]:
+    """The names the definitions of `lines` read and never bind themselves (as a local, a
+    parameter): the module's names, or builtins, they rely on. Empty when not Python."""
+    try:
+        module = parse("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+    names: set[str] = set()
+    for definition in module.body:
+        if isinstance(definition, _DEFINITIONS):
+            read = {
+                node.id
+                for node in ast.walk(definition)
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+            }
+            bound = _stored(definition) | {
+                node.arg for node in ast.walk(definition) if isinstance(node, ast.arg)
+            }
+            names |= read - bound
+    return frozenset(names)
+
+
+def _stored(node: ast.AST) -> set[str]:
+    return {
+        inner.id
+        for inner in ast.walk(node)
+        if isinstance(inner, ast.Name) and not isinstance(inner.ctx, ast.Load)
+    }
+
+
+#: The first parameter of a method, by convention: a top-level function taking one is a
+#: method shown out of its class.
+_METHOD_SELF = frozenset({"self", "cls"})
+
+
+def methods_at_top(lines: list[str] | tuple[str, ...]) -> list[tuple[str, str]] | None:
+    """The top-level functions of `lines` whose first parameter is `self` or `cls`, in order,
+    each with that parameter, or None when they are not Python."""
+    try:
+        module = parse("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    found: list[tuple[str, str]] = []
+    for node in module.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            first = [*node.args.posonlyargs, *node.args.args][:1]
+            if first and first[0].arg in _METHOD_SELF:
+                found.append((node.name, first[0].arg))
+    return found

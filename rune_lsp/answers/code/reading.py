@@ -12,7 +12,8 @@ the model can act on (`prompts.py`); it never guesses. How one block is placed i
   the fix leaves the fix standing; the old code quoted after a fix landed proposes no revert);
 - two blocks that change the same lines differently, a block that fits more than one place, a
   block for a file the caller could not read, or a result that would not parse (a Python file
-  that did not parse before must gain no new syntax error) refuse the whole answer;
+  that did not parse before must gain no new syntax error) or that holds a method out of its
+  class (a new top-level function taking `self`) refuse the whole answer;
 - blocks that place nowhere are usage examples when another block placed, else refused.
 
 Each file gets one `FileEdit`: the changed lines of its current text, widened with context
@@ -32,7 +33,7 @@ from rune_lsp.answers.code.by_text import Miss
 from rune_lsp.answers.code.fences import Fence, answer_blocks, speaks
 from rune_lsp.answers.code.layout import layout_only
 from rune_lsp.answers.code.placing import Block, place
-from rune_lsp.answers.code.python_source import parse_error
+from rune_lsp.answers.code.python_source import methods_at_top, parse_error
 from rune_lsp.answers.code.spans import FileText, Replace, disjoint, minimal_edit
 
 
@@ -171,6 +172,10 @@ class _FileReading:
             if broken is not None:
                 reason = prompts.would_not_parse(shown, broken)
                 return cls(path, refusal=prompts.refusal(reason, path))
+            stray = _new_method_at_top(file, after)
+            if stray is not None:
+                reason = prompts.method_at_top(*stray, shown)
+                return cls(path, refusal=prompts.refusal(reason, path))
             relaid = layout_only(file, merged, after)
         old_text, new_text = minimal_edit(current, after)
         return cls(path, edit=FileEdit(path, old_text, new_text, relaid))
@@ -197,6 +202,20 @@ def _last_word(placements: list[list[Replace]], file: FileText) -> list[Replace]
                 merged = (min([replace.lo, *starts[lo:hi]]), max([replace.hi, *ends[lo:hi]]))
                 starts[lo:hi], ends[lo:hi] = [merged[0]], [merged[1]]
     return kept
+
+
+def _new_method_at_top(file: FileText, after: str) -> tuple[str, str] | None:
+    """A function taking `self` that the result has at its top level and the file had not: a
+    method shown out of its class. Qwen2.5-Coder 1.5B sent click's `Context.lookup_default`
+    below the whole of `_utils.py` (bench/effect release_multi 19_click, 6 December 2026);
+    the whole file read, it was appended there as a function, a diff that looked like a fix
+    and could never run."""
+    now = methods_at_top(file.lines)
+    later = methods_at_top(FileText.of(after).lines)
+    if now is None or later is None:
+        return None
+    had = {name for name, _ in now}
+    return next((method for method in later if method[0] not in had), None)
 
 
 def _new_syntax_error(before: str, after: str, replaces: list[Replace]) -> SyntaxError | None:

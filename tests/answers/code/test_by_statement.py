@@ -95,6 +95,45 @@ def test_what_is_no_code_of_the_file_is_left_out(extra: str) -> None:
     assert "OTHER" not in _after(reading) and "print" not in _after(reading)
 
 
+def test_a_new_constant_the_changed_function_reads_goes_after_the_files_constants() -> None:
+    # Left out, the function was placed without the name it reads: a diff raising NameError.
+    fixed = FUNCTION.replace("_SEP.sub('-', title).lower()", "_WORD.sub('-', title.lower())")
+    reading = _read(f'_WORD = re.compile(r"[^a-z0-9]+")\n\n\n{fixed}')
+
+    after = _after(reading)
+    assert '_SEP = re.compile(r"[^a-z0-9]+")\n_WORD = re.compile(' in after
+    assert after.endswith("\n\n\ndef slugify(title):\n    return _WORD.sub('-', title.lower())\n")
+
+
+def test_a_new_constant_goes_above_a_file_that_starts_with_its_function() -> None:
+    text = "def f():\n    return 1\n"
+    reading = _read("LIMIT = 3\n\n\ndef f():\n    return LIMIT", text)
+
+    assert _after(reading, text) == "LIMIT = 3\n\n\ndef f():\n    return LIMIT\n"
+
+
+def test_a_new_import_and_a_new_constant_keep_the_blocks_order() -> None:
+    text = "import re\n\n\ndef f():\n    return 1\n"
+    reading = _read("import math\nLIMIT = math.pi\n\n\ndef f():\n    return LIMIT", text)
+
+    assert _after(reading, text).startswith("import re\nimport math\nLIMIT = math.pi\n\n\ndef f")
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "total = 0\n\n\ndef f(xs):\n    total = sum(xs)\n    return total",  # its own local
+        "xs = [1]\n\n\ndef f(xs):\n    return sum(xs) + 1",  # its parameter
+        "sum = 0\n\n\ndef f(xs):\n    return len(xs)",  # not read at all
+    ],
+)
+def test_a_new_name_the_functions_do_not_read_from_the_module_is_left_out(block: str) -> None:
+    text = "def f(xs):\n    return sum(xs)\n"
+    reading = _read(block, text)
+
+    assert not _after(reading, text).startswith(block.split("\n")[0])
+
+
 def test_a_constant_the_file_assigns_twice_is_not_placed_by_name() -> None:
     text = "MODE = 1\nMODE = 2\n\n\ndef f():\n    return MODE\n"
     reading = _read("MODE = 3\n\n\ndef f():\n    return MODE", text)

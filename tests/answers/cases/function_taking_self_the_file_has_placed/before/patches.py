@@ -1,0 +1,10 @@
+"""Functions attached to classes at import time."""
+
+
+def describe(self):
+    return f"<{self.name}>"
+
+
+def attach(cls):
+    cls.describe = describe
+    return cls
