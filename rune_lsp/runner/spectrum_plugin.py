@@ -36,6 +36,17 @@ MAX_TABLE = 50_000
 #: profiler 2, optimizer 5).
 _FREE_TOOL_IDS = (3, 4)
 
+#: pytest's reporting: what it calls (a value's `__repr__` for an assertion's explanation or a
+#: traceback) runs only when a test fails, so it would rank first and says nothing about the
+#: code. click's `Sentinel.__repr__` outranked the buggy `Context.lookup_default` and the run
+#: moved to `_utils.py` (bench/effect release_multi 19_click, 6 December 2026).
+_REPORTING = tuple(
+    os.sep + os.path.join("_pytest", part) + os.sep for part in ("assertion", "_io", "_code")
+)
+#: Callers looked through for pytest's reporting, at most: it calls the value's code from near
+#: (`saferepr` -> `__repr__`); a deeper call is taken as the workspace's own.
+MAX_CALLERS = 50
+
 _given = os.environ.get(ROOT_VARIABLE) or os.getcwd()
 #: The root as given and as resolved: a code object's file name is the path it was imported
 #: by, which need not be the resolved one.
@@ -46,24 +57,46 @@ _tests: dict[str, dict[str, Any]] = {}
 _ran: dict[int, None] = {}
 
 
-def _record(code: CodeType) -> None:
+def _for_a_report(frame: FrameType | None) -> bool:
+    """Whether the function running in `frame` runs for pytest's reporting: called by it,
+    directly or through other code (`pprint`, a `__repr__` calling a helper)."""
+    caller = frame.f_back if frame is not None else None
+    for _ in range(MAX_CALLERS):
+        if caller is None:
+            return False
+        if any(part in caller.f_code.co_filename for part in _REPORTING):
+            return True
+        caller = caller.f_back
+    return False
+
+
+def _record(code: CodeType, frame: FrameType | None) -> bool:
+    """Record that the test ran `code` (a workspace function; anything else is ignored). False
+    when it was not recorded because it ran for pytest's reporting; a later call may be
+    the workspace's own. The callers are looked at only for a function not yet recorded in
+    this test: most calls are repeats, and `sys.setprofile` sees every one."""
     if code.co_name == "<module>" or len(_ran) >= MAX_FUNCTIONS:
-        return
+        return True
     path = code.co_filename
     for root in _roots:
         if path.startswith(root):
             key = (path[len(root) :], code.co_firstlineno)
             index = _table.get(key)
+            if index is not None and index in _ran:
+                return True
+            if _for_a_report(frame):
+                return False
             if index is None and len(_table) < MAX_TABLE:
                 index = _table.setdefault(key, len(_table))
             if index is not None:
                 _ran.setdefault(index, None)
-            return
+            return True
+    return True
 
 
 def _profile(frame: FrameType, event: str, arg: object) -> None:
     if event == "call":
-        _record(frame.f_code)
+        _record(frame.f_code, frame)
 
 
 class _Monitor:
@@ -86,7 +119,9 @@ class _Monitor:
             return
 
     def _started(self, code: CodeType, offset: int) -> object:
-        _record(code)
+        # The frame below this callback's is the function's that started.
+        if not _record(code, sys._getframe(1)):
+            return None  # kept armed: a call from workspace code may follow
         return self.monitoring.DISABLE  # once per test is enough: `start` re-arms it
 
     def start(self) -> None:

@@ -367,6 +367,51 @@ def test_the_recorder_runs_in_another_interpreter_too(workspace: Path) -> None:
 # Which definitions are shown.
 
 
+def test_what_only_pytest_s_report_of_a_failure_runs_is_no_suspect(workspace: Path) -> None:
+    # pytest explains a failed `assert a == b` with repr(a) and repr(b): a `__repr__` (and what
+    # it calls) runs only in failing tests, and outranked click's bug (release_multi 19_click).
+    (workspace / "pkg" / "box.py").write_text(
+        "def _label(value):\n"
+        "    return f'Box({value})'\n"
+        "\n"
+        "\n"
+        "class Box:\n"
+        "    def __init__(self, value):\n"
+        "        self.value = value\n"
+        "\n"
+        "    def __eq__(self, other):\n"
+        "        return self.value == other.value + 1  # the bug\n"
+        "\n"
+        "    def __repr__(self):\n"
+        "        return _label(self.value)\n",
+        encoding="utf-8",
+    )
+    (workspace / "tests" / "test_box.py").write_text(
+        "from pkg.box import Box\n"
+        "\n"
+        "\n"
+        "def test_equal():\n"
+        "    assert Box(1) == Box(1)\n"
+        "\n"
+        "\n"
+        "def test_unequal():\n"
+        "    assert Box(2) != Box(1)\n"
+        "\n"
+        "\n"
+        "def test_shown():\n"
+        "    assert repr(Box(3)) == 'Box(3)'\n",
+        encoding="utf-8",
+    )
+
+    spectrum = _record(workspace, [*PYTEST, "tests/test_box.py"])
+
+    assert (spectrum.failed, spectrum.passed) == (2, 1)
+    found = [d.name for d in suspect_definitions(spectrum, workspace, _read, 4)]
+    # `__repr__` and `_label` ran as the test's own calls in the passing test alone.
+    assert found[0] == "Box.__eq__"
+    assert "Box.__repr__" not in found and "_label" not in found
+
+
 def test_test_code_is_never_a_suspect(workspace: Path) -> None:
     spectrum = Spectrum(
         1,

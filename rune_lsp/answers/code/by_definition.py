@@ -31,6 +31,14 @@ from rune_lsp.answers.code.spans import FileText, Replace, disjoint, indent_of, 
 
 #: A comment that stands for code left out: `# ...`, `# rest of the code`, `# (other methods)`,
 #: `pass  # existing code`. Matching a real comment only makes a block refused, never misplaced.
+#: A decorator line of `typing.overload` (`@overload`, `@typing.overload`, `@t.overload`).
+_OVERLOAD = re.compile(r"^\s*@(\w+\.)?overload\s*$")
+
+
+def _overload(decorators: list[str] | tuple[str, ...]) -> bool:
+    return any(_OVERLOAD.match(line) for line in decorators)
+
+
 _PLACEHOLDER = re.compile(
     r"#.*(\.\.\.|…|\b(rest of|remaining|other (methods|functions|code)|existing|unchanged"
     r"|omitted|as before|same as (before|above)|no changes?|code here)\b)",
@@ -153,12 +161,24 @@ class _Placer:
             header = self.block.raw[unit.header].strip()
             exact = [d for d in found if self.file.lines[d.header].strip() == header]
             if len(exact) != 1:
+                exact = self.implementation(unit, found)
+            if len(exact) != 1:
                 lines = [d.header + 1 for d in found]
                 return Miss(prompts.defined_more_than_once(_label(unit), self.shown, lines), True)
             found = exact
         if not found:
             return Miss(prompts.not_defined(_label(unit), self.shown))
         return found[0]
+
+    def implementation(self, unit: Definition, found: list[Definition]) -> list[Definition]:
+        """Of a function the file declares with `@overload` stubs before its one
+        implementation, that implementation, for a block with a body that is no overload:
+        the stubs are no place for it. The 1.5B's `lookup_default` of click's `Context`
+        (two overloads, then the code) was refused as "occurs 3 times" (bench/effect
+        release_multi 19_click, 6 December 2026)."""
+        if unit.empty_body or _overload(self.block.raw[unit.start : unit.header]):
+            return []
+        return [d for d in found if not _overload(self.file.lines[d.start : d.header])]
 
     def placeholder_only(self, unit: Definition, target: Definition) -> bool:
         """A body of only `...`/`pass` (and comments) where the file has real code: shown to

@@ -99,11 +99,17 @@ def parse_error(text: str) -> SyntaxError | None:
     return None
 
 
+def _module(lines: list[str] | tuple[str, ...]) -> ast.Module | None:
+    try:
+        return parse("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 def outline(lines: list[str]) -> Outline | None:
     """The outline of `lines` (without line endings), or None when they are not Python."""
-    try:
-        module = parse("\n".join(lines))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    module = _module(lines)
+    if module is None:
         return None
     ellipses = sorted(s.lineno - 1 for s in _statements(module.body) if _is_ellipsis(s))
     definitions = [node for node in module.body if isinstance(node, _DEFINITIONS)]
@@ -212,9 +218,8 @@ def names_bound_at_top(lines: list[str] | tuple[str, ...]) -> frozenset[str] | N
     targets; a comprehension's variables too: one name more only keeps a new constant out),
     or None when they are not Python. Parsed on demand: only a block that assigns a name
     the file may lack asks (answers/code/by_statement.py)."""
-    try:
-        module = parse("\n".join(lines))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    module = _module(lines)
+    if module is None:
         return None
     names: set[str] = set()
     for statement in module.body:
@@ -230,9 +235,8 @@ def names_bound_at_top(lines: list[str] | tuple[str, ...]) -> frozenset[str] | N
 def names_read_from_module(lines: list[str]) -> frozenset[str]:
     """The names the definitions of `lines` read and never bind themselves (as a local, a
     parameter): the module's names, or builtins, they rely on. Empty when not Python."""
-    try:
-        module = parse("\n".join(lines))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    module = _module(lines)
+    if module is None:
         return frozenset()
     names: set[str] = set()
     for definition in module.body:
@@ -265,9 +269,8 @@ _METHOD_SELF = frozenset({"self", "cls"})
 def methods_at_top(lines: list[str] | tuple[str, ...]) -> list[tuple[str, str]] | None:
     """The top-level functions of `lines` whose first parameter is `self` or `cls`, in order,
     each with that parameter, or None when they are not Python."""
-    try:
-        module = parse("\n".join(lines))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    module = _module(lines)
+    if module is None:
         return None
     found: list[tuple[str, str]] = []
     for node in module.body:
