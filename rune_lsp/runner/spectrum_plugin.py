@@ -57,10 +57,10 @@ _tests: dict[str, dict[str, Any]] = {}
 _ran: dict[int, None] = {}
 
 
-def _for_a_report(frame: FrameType | None) -> bool:
+def _for_a_report(frame: FrameType) -> bool:
     """Whether the function running in `frame` runs for pytest's reporting: called by it,
     directly or through other code (`pprint`, a `__repr__` calling a helper)."""
-    caller = frame.f_back if frame is not None else None
+    caller = frame.f_back
     for _ in range(MAX_CALLERS):
         if caller is None:
             return False
@@ -70,7 +70,7 @@ def _for_a_report(frame: FrameType | None) -> bool:
     return False
 
 
-def _record(code: CodeType, frame: FrameType | None) -> bool:
+def _record(code: CodeType, frame: FrameType) -> bool:
     """Record that the test ran `code` (a workspace function; anything else is ignored). False
     when it was not recorded because it ran for pytest's reporting; a later call may be
     the workspace's own. The callers are looked at only for a function not yet recorded in

@@ -31,19 +31,13 @@ from rune_lsp.answers.code.spans import FileText, Replace, disjoint, indent_of, 
 
 #: A comment that stands for code left out: `# ...`, `# rest of the code`, `# (other methods)`,
 #: `pass  # existing code`. Matching a real comment only makes a block refused, never misplaced.
-#: A decorator line of `typing.overload` (`@overload`, `@typing.overload`, `@t.overload`).
-_OVERLOAD = re.compile(r"^\s*@(\w+\.)?overload\s*$")
-
-
-def _overload(decorators: list[str] | tuple[str, ...]) -> bool:
-    return any(_OVERLOAD.match(line) for line in decorators)
-
-
 _PLACEHOLDER = re.compile(
     r"#.*(\.\.\.|…|\b(rest of|remaining|other (methods|functions|code)|existing|unchanged"
     r"|omitted|as before|same as (before|above)|no changes?|code here)\b)",
     re.IGNORECASE,
 )
+#: A decorator line of `typing.overload` (`@overload`, `@typing.overload`, `@t.overload`).
+_OVERLOAD = re.compile(r"^\s*@(\w+\.)?overload\s*$")
 
 
 #: Where a unit's namesake is looked for: definitions by kind and name.
@@ -307,3 +301,7 @@ def _filled(lines: list[str] | tuple[str, ...]) -> int:
 
 def _has_placeholder(lines: list[str]) -> bool:
     return any(_PLACEHOLDER.search(line) for line in lines)
+
+
+def _overload(decorators: list[str] | tuple[str, ...]) -> bool:
+    return any(_OVERLOAD.match(line) for line in decorators)

@@ -30,22 +30,17 @@ from __future__ import annotations
 from collections import Counter
 
 from rune_lsp.answers.code.by_definition import ParsedBlock
-from rune_lsp.answers.code.python_source import (
-    Outline,
-    Statement,
-    names_bound_at_top,
-    names_read_from_module,
-)
-from rune_lsp.answers.code.spans import FileText, Replace
+from rune_lsp.answers.code.python_source import Outline, Statement, names_read_from_module
+from rune_lsp.answers.code.spans import Replace
 
 
-def by_statements(parsed: ParsedBlock, now: Outline, file: FileText) -> list[Replace]:
-    """The replacements the block's top-level statements make in `file`, outlined `now`
+def by_statements(parsed: ParsedBlock, now: Outline) -> list[Replace]:
+    """The replacements the block's top-level statements make in a file outlined `now`
     (imports inserted as one stretch, new constants as another); those that are no code of
     the file are left out."""
     if parsed.base:
         return []  # indented: a class's attributes or a function's lines, not the module's
-    return _placed(parsed, now, _assigned_once(now), file)
+    return _placed(parsed, now, _assigned_once(now))
 
 
 def only_statements(parsed: ParsedBlock, now: Outline) -> list[Replace] | None:
@@ -62,13 +57,10 @@ def only_statements(parsed: ParsedBlock, now: Outline) -> list[Replace] | None:
         name = statement.assigns
         if name is not None and (name not in once or name in now.nested_assigned):
             return None
-    return _placed(parsed, now, once, None)
+    return _placed(parsed, now, once)
 
 
-def _placed(
-    parsed: ParsedBlock, now: Outline, once: dict[str, Statement], file: FileText | None
-) -> list[Replace]:
-    """`file`: where a new constant the block's definitions read may go (None: nowhere)."""
+def _placed(parsed: ParsedBlock, now: Outline, once: dict[str, Statement]) -> list[Replace]:
     have = {statement.text for statement in now.statements}
     replaces: list[Replace] = []
     imports: list[str] = []
@@ -84,7 +76,7 @@ def _placed(
             imports.extend(lines)
         elif statement.assigns is not None:
             new.append(statement)
-    constants = _new_constants(parsed, new, file)
+    constants = _new_constants(parsed, new, now)
     inserts: dict[int, list[str]] = {}
     if imports:
         inserts.setdefault(_import_point(now), []).extend(imports)
@@ -122,20 +114,16 @@ def _lines(parsed: ParsedBlock, statement: Statement) -> tuple[str, ...]:
     return tuple(line[len(base) :] if line.startswith(base) else line for line in raw)
 
 
-def _new_constants(
-    parsed: ParsedBlock, assignments: list[Statement], file: FileText | None
-) -> list[str]:
-    """The lines of `assignments` that bind a name `file` does not and the block's
-    definitions read (parsed only when there is such an assignment: most blocks have none)."""
-    if not assignments or file is None or not parsed.outline.definitions:
-        return []
-    bound = names_bound_at_top(file.lines)
-    if bound is None:
+def _new_constants(parsed: ParsedBlock, assignments: list[Statement], now: Outline) -> list[str]:
+    """The lines of `assignments` that bind a name the file outlined `now` does not and the
+    block's definitions read (the block parsed again only when there is such an assignment:
+    most blocks have none)."""
+    if not assignments or not parsed.outline.definitions:
         return []
     read = names_read_from_module(parsed.raw)
     lines: list[str] = []
     for statement in assignments:
-        if statement.assigns in read and statement.assigns not in bound:
+        if statement.assigns in read and statement.assigns not in now.top_level_names:
             lines.extend(_lines(parsed, statement))
     return lines
 

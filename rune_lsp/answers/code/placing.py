@@ -66,7 +66,7 @@ def _by_structure(
             if whole is not None:
                 return [whole]
             placed = by_definitions(parsed, file, now, shown)
-            return placed if isinstance(placed, Miss) else placed + by_statements(parsed, now, file)
+            return placed if isinstance(placed, Miss) else placed + by_statements(parsed, now)
     elif parsed is not None and binds_only(parsed):
         now = file.outline
         constants = only_statements(parsed, now) if now is not None else None

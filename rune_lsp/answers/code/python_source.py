@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
@@ -37,6 +37,7 @@ class Definition:
     ellipses: int  # `...` statements anywhere inside it (a stub's body, or a placeholder)
     empty_body: bool  # its body is only `...` and `pass` statements (and a docstring)
     exits: bool  # its body ends in a `return` or `raise`: nothing after it would run
+    first_parameter: str | None  # a function's (`self` of a method), None for a class
 
     @property
     def decorated(self) -> bool:
@@ -65,10 +66,19 @@ class Outline:
     #: Every name assigned inside a definition (a local, an attribute's base is not one): a
     #: block of one assignment may be a line of a function as well as a module constant.
     nested_assigned: frozenset[str]
+    #: The parsed module, for what only a few readers ask (`top_level_names`).
+    module: ast.Module = field(repr=False, compare=False)
 
     @property
     def other_statements(self) -> int:
         return len(self.statements)
+
+    @cached_property
+    def top_level_names(self) -> frozenset[str]:
+        """Every name the top level binds (definitions, imports, assignment and loop targets; a
+        comprehension's variables too: one name more only keeps a block's new constant out).
+        Derived on demand: only a block with a new assignment asks (by_statement.py)."""
+        return frozenset(name for statement in self.module.body for name in _bound(statement))
 
     @cached_property
     def by_name(self) -> dict[tuple[Kind, str], list[Definition]]:
@@ -126,7 +136,16 @@ def outline(lines: list[str]) -> Outline | None:
             for node in ast.walk(definition)
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
         ),
+        module,
     )
+
+
+def _bound(statement: ast.stmt) -> set[str]:
+    if isinstance(statement, _DEFINITIONS):
+        return {statement.name}
+    if isinstance(statement, ast.Import | ast.ImportFrom):
+        return {alias.asname or alias.name.split(".")[0] for alias in statement.names}
+    return _stored(statement)
 
 
 def _statement(statement: ast.stmt, lines: list[str], *, docstring: bool) -> Statement:
@@ -182,7 +201,15 @@ def _definition(
         ellipses=bisect_right(ellipses, end) - bisect_left(ellipses, header),
         empty_body=all(isinstance(s, ast.Pass) or _is_ellipsis(s) for s in body),
         exits=isinstance(node.body[-1], ast.Return | ast.Raise),
+        first_parameter=_first_parameter(node),
     )
+
+
+def _first_parameter(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str | None:
+    if isinstance(node, ast.ClassDef):
+        return None
+    first = [*node.args.posonlyargs, *node.args.args][:1]
+    return first[0].arg if first else None
 
 
 def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -213,25 +240,6 @@ def _is_ellipsis(statement: ast.stmt) -> bool:
     )
 
 
-def names_bound_at_top(lines: list[str] | tuple[str, ...]) -> frozenset[str] | None:
-    """Every name the top level of `lines` binds (definitions, imports, assignment and loop
-    targets; a comprehension's variables too: one name more only keeps a new constant out),
-    or None when they are not Python. Parsed on demand: only a block that assigns a name
-    the file may lack asks (answers/code/by_statement.py)."""
-    module = _module(lines)
-    if module is None:
-        return None
-    names: set[str] = set()
-    for statement in module.body:
-        if isinstance(statement, _DEFINITIONS):
-            names.add(statement.name)
-        elif isinstance(statement, ast.Import | ast.ImportFrom):
-            names.update(alias.asname or alias.name.split(".")[0] for alias in statement.names)
-        else:
-            names.update(_stored(statement))
-    return frozenset(names)
-
-
 def names_read_from_module(lines: list[str]) -> frozenset[str]:
     """The names the definitions of `lines` read and never bind themselves (as a local, a
     parameter): the module's names, or builtins, they rely on. Empty when not Python."""
@@ -259,23 +267,3 @@ def _stored(node: ast.AST) -> set[str]:
         for inner in ast.walk(node)
         if isinstance(inner, ast.Name) and not isinstance(inner.ctx, ast.Load)
     }
-
-
-#: The first parameter of a method, by convention: a top-level function taking one is a
-#: method shown out of its class.
-_METHOD_SELF = frozenset({"self", "cls"})
-
-
-def methods_at_top(lines: list[str] | tuple[str, ...]) -> list[tuple[str, str]] | None:
-    """The top-level functions of `lines` whose first parameter is `self` or `cls`, in order,
-    each with that parameter, or None when they are not Python."""
-    module = _module(lines)
-    if module is None:
-        return None
-    found: list[tuple[str, str]] = []
-    for node in module.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            first = [*node.args.posonlyargs, *node.args.args][:1]
-            if first and first[0].arg in _METHOD_SELF:
-                found.append((node.name, first[0].arg))
-    return found

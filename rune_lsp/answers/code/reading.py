@@ -33,8 +33,12 @@ from rune_lsp.answers.code.by_text import Miss
 from rune_lsp.answers.code.fences import Fence, answer_blocks, speaks
 from rune_lsp.answers.code.layout import layout_only
 from rune_lsp.answers.code.placing import Block, place
-from rune_lsp.answers.code.python_source import methods_at_top, parse_error
+from rune_lsp.answers.code.python_source import Outline, outline, parse_error
 from rune_lsp.answers.code.spans import FileText, Replace, disjoint, minimal_edit
+
+#: The first parameter of a method, by convention: a top-level function taking one is a
+#: method shown out of its class.
+_METHOD_SELF = frozenset({"self", "cls"})
 
 
 @dataclass(frozen=True)
@@ -168,11 +172,12 @@ class _FileReading:
         after = file.spliced(merged)
         relaid = False
         if python:
-            broken = _new_syntax_error(current, after, merged)
+            later = outline(list(FileText.of(after).lines))  # parsed once, for both checks
+            broken = _new_syntax_error(current, after, merged) if later is None else None
             if broken is not None:
                 reason = prompts.would_not_parse(shown, broken)
                 return cls(path, refusal=prompts.refusal(reason, path))
-            stray = _new_method_at_top(file, after)
+            stray = _new_method_at_top(file.outline, later)
             if stray is not None:
                 reason = prompts.method_at_top(*stray, shown)
                 return cls(path, refusal=prompts.refusal(reason, path))
@@ -204,18 +209,19 @@ def _last_word(placements: list[list[Replace]], file: FileText) -> list[Replace]
     return kept
 
 
-def _new_method_at_top(file: FileText, after: str) -> tuple[str, str] | None:
-    """A function taking `self` that the result has at its top level and the file had not: a
-    method shown out of its class. Qwen2.5-Coder 1.5B sent click's `Context.lookup_default`
-    below the whole of `_utils.py` (bench/effect release_multi 19_click, 6 December 2026);
-    the whole file read, it was appended there as a function, a diff that looked like a fix
-    and could never run."""
-    now = methods_at_top(file.lines)
-    later = methods_at_top(FileText.of(after).lines)
+def _new_method_at_top(now: Outline | None, later: Outline | None) -> tuple[str, str] | None:
+    """A function taking `self` or `cls` that the result (`later`) has at its top level and the
+    file (`now`) had not: a method shown out of its class, with that parameter. Qwen2.5-Coder
+    1.5B sent click's `Context.lookup_default` below the whole of `_utils.py` (bench/effect
+    release_multi 19_click, 6 December 2026); the whole file read, it was appended there as a
+    function, a diff that looked like a fix and could never run."""
     if now is None or later is None:
         return None
-    had = {name for name, _ in now}
-    return next((method for method in later if method[0] not in had), None)
+    had = {unit.name for unit in now.definitions}
+    for unit in later.definitions:
+        if unit.first_parameter in _METHOD_SELF and unit.name not in had:
+            return unit.name, unit.first_parameter
+    return None
 
 
 def _new_syntax_error(before: str, after: str, replaces: list[Replace]) -> SyntaxError | None:

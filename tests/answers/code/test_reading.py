@@ -116,3 +116,10 @@ def test_an_edit_of_a_file_that_is_not_python_is_never_layout_only() -> None:
     assert python.layout_only
     [other] = read_code(answer, {"conf.cfg": settings}, "conf.cfg").edits
     assert not other.layout_only
+
+
+def test_a_classmethod_shown_out_of_its_class_is_refused_naming_cls() -> None:
+    answer = fenced(f"{SHAPES.rstrip()}\n\n\ndef build(cls, r):\n    return cls(r)")
+    reading = read_code(answer, {"app.py": SHAPES}, "app.py")
+    assert reading.edits == ()
+    assert reading.refusal is not None and "build takes `cls`" in reading.refusal
