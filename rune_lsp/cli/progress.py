@@ -6,7 +6,6 @@ from typing import TextIO
 
 from rune_lsp.controls import visible
 from rune_lsp.loop.events import (
-    CheckStarted,
     PendingApproval,
     RunEvent,
     ToolResulted,
@@ -24,15 +23,11 @@ class ProgressPrinter:
 
     def __init__(self, out: TextIO) -> None:
         self._out = out
-        self._last = ""
 
     def __call__(self, event: RunEvent) -> None:
         line = describe_event(event)
         if line is None:
             return
-        if isinstance(event, CheckStarted) and line == self._last:
-            return  # the loop's check before its first turn is the one the runner just ran
-        self._last = line
         # The command, pattern or path the model chose is its text.
         self._out.write(visible(line) + "\n")
         self._out.flush()

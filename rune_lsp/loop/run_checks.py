@@ -35,9 +35,10 @@ class RunChecks:
     new_ids: Callable[[], IdAllocator]
     reason_of: Callable[[str], str]
 
-    async def first(self) -> None:
-        """Before the first turn: the check's verdict joins the history."""
-        report = await self._run()
+    async def first(self, ran: CheckReport | None = None) -> None:
+        """Before the first turn: the check's verdict joins the history. `ran`: the report of
+        the check the front end ran a moment ago, taken as it is (not run, not announced again)."""
+        report = ran if ran is not None and self.checker is not None else await self._run()
         if report is not None:
             add_first_check(self.state, report, verifies=verifies(self.config, self.checker))
 

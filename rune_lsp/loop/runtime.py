@@ -47,7 +47,7 @@ from rune_lsp.loop.protocol_choice import take_step
 from rune_lsp.loop.records import Outcome, RunResult, ToolCallSummary
 from rune_lsp.loop.resample import first_answer_stands, resample_temperature
 from rune_lsp.loop.run_checks import RunChecks
-from rune_lsp.loop.state import Finished, Paused, RunOutcome, RunState
+from rune_lsp.loop.state import CheckReport, Finished, Paused, RunOutcome, RunState
 from rune_lsp.loop.stop import Stop, describe
 from rune_lsp.loop.synthesis import synthesized
 from rune_lsp.loop.turn import Turn
@@ -90,6 +90,7 @@ class AgentLoop:
         target: str | None = None,
         checker: Checker | None = None,
         history: Sequence[Message] = (),
+        first_check: CheckReport | None = None,
     ) -> RunOutcome:
         """Start a run on `task`, the user prompt the front end composed.
 
@@ -97,7 +98,9 @@ class AgentLoop:
         edit of it). `checker`: the check command, run before the first turn and after edits.
         `history`: an earlier run's conversation as its model saw it (without its system
         message), which this run continues with `task` as the user's next message (a follow-up
-        turn); the run still has its own budget and guards.
+        turn); the run still has its own budget and guards. `first_check`: the check's report
+        when the front end ran it just before the run (its output composed `task`), used as the
+        check before the first turn instead of running it again.
         """
         state = RunState(
             run_id=run_id or uuid.uuid4().hex,
@@ -111,7 +114,7 @@ class AgentLoop:
             ],
             target=target,
         )
-        return await _Run(self, state, checker).start()
+        return await _Run(self, state, checker).start(first_check)
 
     async def resume(self, state: RunState, *, checker: Checker | None = None) -> RunOutcome:
         """Continue a paused run once every pending change has a decision.
@@ -161,15 +164,15 @@ class _Run:
 
     # --- entry points ---------------------------------------------------------------------------
 
-    async def start(self) -> RunOutcome:
-        return await self._guarded(self._start)
+    async def start(self, first_check: CheckReport | None = None) -> RunOutcome:
+        return await self._guarded(lambda: self._start(first_check))
 
     async def resume(self) -> RunOutcome:
         return await self._guarded(self._resume)
 
-    async def _start(self) -> RunOutcome:
+    async def _start(self, first_check: CheckReport | None) -> RunOutcome:
         await self._load(fresh=True)
-        await self.checks.first()
+        await self.checks.first(first_check)
         return await self._drive()
 
     async def _resume(self) -> RunOutcome:

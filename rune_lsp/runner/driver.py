@@ -45,6 +45,7 @@ from rune_lsp.runner.verify import (
     Verifier,
     annotate_answer,
     changed_paths,
+    report_of,
     verified_from,
 )
 from rune_lsp.store.pending import PendingStore
@@ -131,7 +132,9 @@ class RunDriver:
 
     async def _begin(self, run_id: str) -> RunOutcome:
         """A fresh run: with a check, the check first (it may not be able to run at all, and
-        its traceback names files the task then shows), then the loop."""
+        its traceback names files the task then shows), then the loop, which takes that check's
+        report as its own first check."""
+        first_check = None
         if self._feed is not None:
             events = EventEmitter(self.loop.on_event)
             progress = Progress(
@@ -139,6 +142,7 @@ class RunDriver:
             )
             await events.emit(CheckStarted(**progress, command=self._feed.command))
             first = await self._feed.first()
+            first_check = report_of(first)
             if self.recompose is not None:
                 record = first.record
                 spectrum = NO_SPECTRUM
@@ -158,6 +162,7 @@ class RunDriver:
             target=self._target(),
             checker=self._feed,
             history=self.history,
+            first_check=first_check,
         )
 
     def _target(self) -> str | None:

@@ -128,8 +128,6 @@ class CheckFeed:
     candidates: CandidateChecks | None = None
     last: CheckOutcome | None = None
     _last_key: tuple[tuple[str, str], ...] | None = None
-    #: The check `first` ran, handed to the loop when it asks before its first turn.
-    _first: CheckOutcome | None = None
 
     @property
     def command(self) -> str:
@@ -146,16 +144,11 @@ class CheckFeed:
         problem = cannot_run(outcome.record)
         if problem is not None:
             raise CheckCannotRunError(problem, outcome.record)
-        self.last, self._last_key, self._first = outcome, (), outcome
+        self.last, self._last_key = outcome, ()
         return outcome
 
     async def check(self, edits: Sequence[EditRecord]) -> CheckReport:
         key = _landed_key(edits)
-        if self._first is not None and not key:
-            # The loop's own check before its first turn: the driver's ran a moment ago.
-            first, self._first = self._first, None
-            return report_of(first)
-        self._first = None
         outcome = await self._verify(list(dict.fromkeys(changed_paths(edits))))
         self.last, self._last_key = outcome, key
         return report_of(outcome)

@@ -50,6 +50,7 @@ def test_the_run_moves_to_the_module_the_failing_test_ran(
     task = _first_request(double)
     assert json.loads(finished.stdout)["outcome"] == "completed"
     assert "step 0/8 · the failing test points to pkg/x.py: the fix goes there" in finished.stderr
+    assert finished.stderr.count("running the check:") == 1  # the loop reuses the first run
     # Asked as Fix this on pkg/x.py asks: the module, not the test; the check's report is kept
     # from the first request and judges the candidates.
     assert task.startswith(f"Task: {INSTRUCTION}\nFile: pkg/x.py\n```\n{MODULE}```\n")

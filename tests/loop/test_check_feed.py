@@ -61,6 +61,19 @@ async def test_a_failing_check_before_the_first_turn_joins_the_task() -> None:
     assert checker.asked_with == [()]
 
 
+async def test_a_check_the_front_end_just_ran_is_taken_not_run_or_announced_again() -> None:
+    checker = ScriptedChecker([])
+    events: list[RunEvent] = []
+    model = ScriptedModel.of(answer("I cannot tell."))
+    loop = AgentLoop(model, FakeExecutor(), LoopConfig(), on_event=events.append)
+
+    await loop.run("Fix add.", checker=checker, first_check=FAILING)
+
+    assert "E   assert -1 == 5" in model.calls[0].messages[1].content
+    assert checker.asked_with == []
+    assert not any(isinstance(event, CheckStarted) for event in events)
+
+
 async def test_a_check_that_passes_before_the_first_turn_tells_the_model_so() -> None:
     checker = ScriptedChecker([PASSING])
     model = ScriptedModel.of(answer("Nothing to fix."))

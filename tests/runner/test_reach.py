@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rune_lsp.loop.events import RunEvent, TargetMoved
+from rune_lsp.loop.events import CheckStarted, RunEvent, TargetMoved
 from rune_lsp.loop.runtime import AgentLoop, LoopConfig
 from rune_lsp.loop.state import CheckReport, PreparedChange
 from rune_lsp.loop.task import FixTarget
@@ -95,6 +95,11 @@ async def test_a_failing_test_moves_the_run_to_the_module_its_traceback_ends_in(
     first = await _run(workspace, tmp_path, model, RecordingReviewer(), events=events)
 
     assert [e.path for e in events if isinstance(e, TargetMoved)] == ["pkg/core.py"]
+    # The check ran once: the loop takes the report the move was decided on as its own.
+    assert [type(e) for e in events if isinstance(e, CheckStarted | TargetMoved)] == [
+        CheckStarted,
+        TargetMoved,
+    ]
     # Asked as Fix this on pkg/core.py asks, the other file the traceback names beside it.
     assert first.startswith("Task: The test fails.\nFile: pkg/core.py\n")
     assert "    return a / (b - b)" in first
