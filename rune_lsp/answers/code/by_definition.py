@@ -98,7 +98,7 @@ def by_definitions(
     parsed: ParsedBlock, file: FileText, now: Outline, shown: str
 ) -> list[Replace] | Miss:
     placer = _Placer(parsed, file, shown)
-    return placer.units(parsed.outline.definitions, now.by_name)
+    return placer.units(parsed.outline.definitions, now.by_name, now.guarded_by_name)
 
 
 @dataclass(frozen=True)
@@ -111,13 +111,15 @@ class _Placer:
         self,
         units: tuple[Definition, ...],
         scope: Scope,
+        guarded: Scope | None = None,
     ) -> list[Replace] | Miss:
-        """Each of `units` placed over its namesake in `scope`; the last of a name counts."""
+        """Each of `units` placed over its namesake in `scope` (else in `guarded`); the last of
+        a name counts."""
         last = {(u.kind, u.name): u for u in units}
         replaces: list[Replace] = []
         skipped = 0
         for unit in units:
-            placed = self.unit(unit, scope)
+            placed = self.unit(unit, scope, guarded or {})
             if isinstance(placed, Miss):
                 return placed
             if last[(unit.kind, unit.name)] is not unit:
@@ -130,8 +132,8 @@ class _Placer:
             return Miss(prompts.placeholder(_label(units[0])))
         return replaces
 
-    def unit(self, unit: Definition, scope: Scope) -> list[Replace] | Miss:
-        target = self.target(unit, scope)
+    def unit(self, unit: Definition, scope: Scope, guarded: Scope) -> list[Replace] | Miss:
+        target = self.target(unit, scope, guarded)
         if isinstance(target, Miss):
             return target
         if self.placeholder_only(unit, target):
@@ -146,11 +148,14 @@ class _Placer:
             return Miss(prompts.cut_short(_label(unit)))
         return self.replace(unit, target)
 
-    def target(self, unit: Definition, scope: Scope) -> Definition | Miss:
+    def target(self, unit: Definition, scope: Scope, guarded: Scope) -> Definition | Miss:
         """The file's definition `unit` is: the one of its kind and name (at any depth for a
         unit at the block's top level: a method shown alone), or the one with its exact header
-        when there are several."""
-        found = scope.get((unit.kind, unit.name), [])
+        when there are several. A name the file defines only under an `if` or `try` (a fallback
+        `except ImportError: def f`) is looked for there: it is no top-level definition, and
+        "not defined" would be false."""
+        key = (unit.kind, unit.name)
+        found = scope.get(key) or guarded.get(key, [])
         if len(found) > 1:
             header = self.block.raw[unit.header].strip()
             exact = [d for d in found if self.file.lines[d.header].strip() == header]

@@ -31,7 +31,10 @@ def not_defined(label: str, shown: str) -> str:
 
 def defined_more_than_once(label: str, shown: str, lines: list[int]) -> str:
     where = ", ".join(str(line) for line in lines)
-    return f"{label} occurs {len(lines)} times in {shown} (lines {where}); show it in its class"
+    return (
+        f"{label} occurs {len(lines)} times in {shown} (lines {where}); show it inside what "
+        "holds it (its class, or the function, `if` or `try` it is in)"
+    )
 
 
 def defined_twice_in_block(label: str) -> str:

@@ -19,6 +19,7 @@ from rune_lsp.python_parse import parse
 
 Kind = Literal["def", "class"]
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_Node = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,10 @@ class Outline:
     #: Every name assigned inside a definition (a local, an attribute's base is not one): a
     #: block of one assignment may be a line of a function as well as a module constant.
     nested_assigned: frozenset[str]
+    #: Definitions inside the top level's `if`, `try`, `with`, `for`, `while` or `match` (a
+    #: fallback `except ImportError: def f`, a `def` per Python version): part of an
+    #: `other_statements` statement, they are no `definitions`.
+    guarded: tuple[Definition, ...]
     #: The parsed module, for what only a few readers ask (`top_level_names`).
     module: ast.Module = field(repr=False, compare=False)
 
@@ -84,6 +89,11 @@ class Outline:
     def by_name(self) -> dict[tuple[Kind, str], list[Definition]]:
         """Every definition, nested ones included, by kind and name, in file order."""
         return named(self.definitions, nested=True)
+
+    @cached_property
+    def guarded_by_name(self) -> dict[tuple[Kind, str], list[Definition]]:
+        """Every guarded definition, nested ones included, by kind and name, in file order."""
+        return named(self.guarded, nested=True)
 
 
 def named(
@@ -136,8 +146,22 @@ def outline(lines: list[str]) -> Outline | None:
             for node in ast.walk(definition)
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
         ),
+        tuple(_definition(node, lines, ellipses) for node in _guarded(module.body)),
         module,
     )
+
+
+def _guarded(body: list[ast.stmt]) -> Iterator[_Node]:
+    """The definitions inside the compound statements of `body` that are no definitions, at
+    any depth of such statements (not inside a definition: those are its `children`)."""
+    for statement in body:
+        if isinstance(statement, _DEFINITIONS):
+            continue
+        for inner in _bodies(statement):
+            for node in inner:
+                if isinstance(node, _DEFINITIONS):
+                    yield node
+            yield from _guarded(inner)
 
 
 def _bound(statement: ast.stmt) -> set[str]:
@@ -174,7 +198,7 @@ def _is_string(statement: ast.stmt) -> bool:
 
 
 def _definition(
-    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
+    node: _Node,
     lines: list[str],
     ellipses: list[int],
 ) -> Definition:
@@ -205,7 +229,7 @@ def _definition(
     )
 
 
-def _first_parameter(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str | None:
+def _first_parameter(node: _Node) -> str | None:
     if isinstance(node, ast.ClassDef):
         return None
     first = [*node.args.posonlyargs, *node.args.args][:1]
@@ -218,12 +242,20 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     while stack:
         statement = stack.pop()
         yield statement
-        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-            for inner in getattr(statement, name, ()):
-                if isinstance(inner, ast.stmt):
-                    stack.append(inner)
-                else:  # an except handler or a match case: its body
-                    stack.extend(getattr(inner, "body", ()))
+        for inner in _bodies(statement):
+            stack.extend(inner)
+
+
+def _bodies(statement: ast.stmt) -> Iterator[list[ast.stmt]]:
+    """The statement lists directly inside `statement`: its body, `else`, `finally`, each
+    `except` handler's and each `match` case's."""
+    for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        inner = getattr(statement, name, [])
+        if inner and isinstance(inner[0], ast.stmt):
+            yield inner
+        else:  # except handlers or match cases: each one's body
+            for part in inner:
+                yield part.body
 
 
 def _text(statement: ast.stmt, lines: list[str]) -> str:
