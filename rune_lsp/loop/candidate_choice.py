@@ -82,12 +82,23 @@ def worse_note(chosen: Candidate, command: str, tried: int, failing_now: int) ->
     )
 
 
-def review_note(chosen: Candidate, command: str, tried: int) -> str:
-    """The sentence the review shows with the chosen candidate's edits."""
+def review_note(chosen: Candidate, command: str, tried: int, failing_now: int | None) -> str:
+    """The sentence the review shows with the chosen candidate's edits. A failing one is set
+    against the code as it is (`failing_now`, when counted), so the user sees whether it helps
+    at all: `improves` lets one that fails as many tests through."""
     if chosen.passed:
         return f"passes `{command}`"
     report = chosen.report
     counted = ""
     if report is not None and report.failures is not None:
-        counted = f"; this one fails the fewest tests ({report.failures})"
+        against = _against(report.failures, failing_now)
+        counted = f"; this one fails the fewest tests ({report.failures}{against})"
     return f"fails `{command}`: none of {tried} candidate fixes passed it{counted}"
+
+
+def _against(failures: int, failing_now: int | None) -> str:
+    if not failing_now:
+        return ""
+    if failures == failing_now:
+        return ", as many as the code as it is"
+    return f"; the code as it is fails {failing_now}"

@@ -308,7 +308,8 @@ class CandidateSearch:
         state = self.state
         if chosen.report is None:  # none could be checked: candidate 1 stands, unmarked
             return
-        note = review_note(chosen, self.checker.command, tried)
+        now = state.failing_tests if state.check_fails_now else None
+        note = review_note(chosen, self.checker.command, tried, now)
         checked: CheckedStatus = "passed" if chosen.passed else "failed"
         changes = [
             c.model_copy(update={"checked": checked, "check_note": note}) for c in chosen.changes

@@ -143,11 +143,24 @@ async def test_when_none_passes_the_one_failing_fewest_tests_is_proposed_and_say
     assert shown.checked == "failed"
     assert shown.check_note == (
         "fails `pytest -q`: none of 3 candidate fixes passed it; "
-        "this one fails the fewest tests (1)"
+        "this one fails the fewest tests (1; the code as it is fails 3)"
     )
     assert outcome.state.candidates == CandidateStats(tried=3, checks_run=3, passed=0)
     third = model.calls[2].messages[-1].content
     assert "Fix 1:" in third and "Fix 2:" in third  # every failure so far, in the request
+
+
+async def test_a_best_candidate_no_better_than_the_code_says_so_in_the_review() -> None:
+    model = ScriptedModel.of(answer(block("a * b")), answer(block("b - a")))
+    checker = CandidateChecker(by_body({"a * b": 3, "b - a": 3}))
+    outcome = await start(model, checker, LoopConfig(candidates=2))
+
+    assert isinstance(outcome, Paused)
+    [shown] = outcome.state.turn.pending
+    assert shown.check_note == (
+        "fails `pytest -q`: none of 2 candidate fixes passed it; "
+        "this one fails the fewest tests (3, as many as the code as it is)"
+    )
 
 
 async def test_when_the_best_candidate_fails_more_tests_than_the_code_none_is_shown() -> None:
