@@ -151,11 +151,11 @@ class _Placer:
     def target(self, unit: Definition, scope: Scope, guarded: Scope) -> Definition | Miss:
         """The file's definition `unit` is: the one of its kind and name (at any depth for a
         unit at the block's top level: a method shown alone), or the one with its exact header
-        when there are several. A name the file defines only under an `if` or `try` (a fallback
-        `except ImportError: def f`) is looked for there: it is no top-level definition, and
-        "not defined" would be false."""
+        when there are several. Definitions under the top level's `if` or `try` (a fallback
+        `except ImportError: def f`) count too: no top-level definition, yet "not defined"
+        would be false, and a method of a fallback class makes its namesake ambiguous."""
         key = (unit.kind, unit.name)
-        found = scope.get(key) or guarded.get(key, [])
+        found = sorted([*scope.get(key, []), *guarded.get(key, [])], key=lambda d: d.start)
         if len(found) > 1:
             header = self.block.raw[unit.header].strip()
             exact = [d for d in found if self.file.lines[d.header].strip() == header]
