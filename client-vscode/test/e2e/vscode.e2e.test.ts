@@ -12,6 +12,7 @@ import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { ARTIFACTS, Harness, LOCATIONS, waitFor } from "./harness";
 import {
+  codeActionOnAll,
   instructionBox,
   latestReceipt,
   lens,
@@ -252,9 +253,7 @@ describe("Rune in VS Code", () => {
     await page.waitForTimeout(2_000);
     assert.equal(await action.count(), 0, "Rune: Fix this offered on a bare cursor");
     await page.keyboard.press("Escape");
-    await page.keyboard.press("Control+a");
-    await page.keyboard.press("Control+Period");
-    await action.waitFor({ timeout: STEP_TIMEOUT });
+    await codeActionOnAll(page, action);
     await action.click();
     const input = await instructionBox(page);
     await input.fill("check the doubling");
