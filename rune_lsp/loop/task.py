@@ -32,10 +32,13 @@ FILE_NAME_LINE = "# file: "
 #: How the prompt names a file shown beside the task's (never FILE_LABEL, which names the task's
 #: own file).
 RELATED_LABEL = "Other file: "
-#: A test file, by the names test runners collect (pytest's `test_*.py` / `*_test.py`, Jest's
-#: `*.test.js` / `*.spec.ts` and any script under `__tests__/`); a helper or `conftest.py` beside
-#: the tests is no test.
-_TEST_NAME = re.compile(r"(^test_.*\.py$)|(_test\.py$)|(\.(test|spec)\.[cm]?[jt]sx?$)")
+#: A test file, by the names test runners collect (pytest's `test_*.py` / `*_test.py`; the
+#: `tests.py` Django's startapp writes, which unittest's `test*.py` collects, a pattern too wide
+#: to take whole: click's `testing.py` is library code; Jest's `*.test.js` / `*.spec.ts` and any
+#: script under `__tests__/`); a helper or `conftest.py` beside the tests is no test.
+_TEST_NAME = re.compile(
+    r"(^test_.*\.py$)|(_test\.py$)|(^tests\.py$)|(\.(test|spec)\.[cm]?[jt]sx?$)"
+)
 _JEST_DIR = "__tests__"
 _SCRIPT = re.compile(r"\.[cm]?[jt]sx?$")
 

@@ -143,6 +143,10 @@ def test_without_related_files_the_ask_is_unchanged() -> None:
         ("pkg/x.py", False),
         ("prog.py", False),
         ("pkg/testing.py", False),
+        ("tests.py", True),
+        ("app/tests.py", True),
+        ("pkg/contests.py", False),
+        ("test.py", False),
         ("tests", False),
     ],
 )
