@@ -206,6 +206,22 @@ def test_no_module_under_test_when_only_tests_or_unreadable_files_are_shown(root
     assert module_under_test(_tools(root), related) is None
 
 
+def test_a_root_tests_py_moves_the_run_to_the_module_it_tests(root: Path) -> None:
+    # release_multi's jsonpointer: the tests live in a root tests.py (Django's startapp name,
+    # which unittest collects); it is a test, so the module its traceback names is shown and
+    # the run moves there (loop/task.is_test_path).
+    target = root / "tests.py"
+    target.write_text(UNITTEST_TEST, encoding="utf-8")
+    output = _output(root, "-m", "unittest", "tests")
+
+    related = related_files(_tools(root), target, UNITTEST_TEST, output)
+    moved = module_under_test(_tools(root), related)
+
+    assert [shown.path for shown in related] == ["pkg/x.py"]
+    assert moved is not None
+    assert (moved.path, moved.text) == ("pkg/x.py", MODULE)
+
+
 def test_the_failing_tests_code_is_shown_as_the_check_names_it(root: Path) -> None:
     target = root / "tests" / "test_x.py"
     output = _output(root, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_x.py")
