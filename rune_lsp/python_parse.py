@@ -22,3 +22,12 @@ def parse(text: str) -> ast.Module:
     with _ONE_AT_A_TIME, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return ast.parse(text)
+
+
+def compile_check(text: str) -> None:
+    """`text` compiled to bytecode and thrown away, serialised as `parse`: raises the
+    SyntaxError that `ast.parse` lets through and an import would not ("'await' outside async
+    function", "'return' outside function", a `nonlocal` with no binding), or ValueError."""
+    with _ONE_AT_A_TIME, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compile(text, "<block>", "exec", dont_inherit=True)

@@ -20,6 +20,24 @@ def test_parses_and_raises_as_ast_parse_does() -> None:
         python_parse.parse("def f(:\n")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "def f(source):\n    return await source.read()\n",
+        "return 1\n",
+        "def f():\n    nonlocal x\n",
+    ],
+)
+def test_the_compile_check_refuses_what_parses_and_no_import_would(text: str) -> None:
+    python_parse.parse(text)  # ast.parse takes it
+    with pytest.raises(SyntaxError):
+        python_parse.compile_check(text)
+
+
+def test_the_compile_check_takes_code_that_imports() -> None:
+    python_parse.compile_check("async def f(source):\n    return await source.read()\n")
+
+
 def test_threads_never_parse_at_the_same_time(monkeypatch: pytest.MonkeyPatch) -> None:
     inside = 0
     most = 0

@@ -2,7 +2,8 @@
 of the block replacing the file's definition of that name, exactly over its extent.
 
 - A method shown alone goes back into its class, moved as one piece to the method's depth.
-- A definition shown without the decorators or the docstring the file has keeps the file's.
+- A definition shown without the decorators, the docstring or the `async` the file has keeps
+  the file's.
 - A class shown with some of its methods (or with placeholders for the others) changes only the
   methods it shows, each whole.
 - A definition whose body is only a placeholder (`...`, `pass  # unchanged`) is left as it is;
@@ -226,6 +227,9 @@ class _Placer:
             return Miss(prompts.loose_indentation(_label(unit)))
         lo = target.start if unit.decorated or not target.decorated else target.header
         kept = list(moved)
+        if target.asynchronous and not unit.asynchronous:
+            at = unit.header - unit.start
+            kept[at] = _with_async(kept[at])
         if target.docstring is not None and unit.docstring is None and unit.body > unit.header:
             doc_lo, doc_hi = target.docstring
             if indent_of(kept[unit.body - unit.start]) == indent_of(self.file.lines[doc_lo]):
@@ -243,6 +247,15 @@ def _header_end(lines: list[str], header: int, body: int) -> int:
     return max(
         i for i in range(header, body) if lines[i].strip() and not lines[i].lstrip().startswith("#")
     )
+
+
+def _with_async(header: str) -> str:
+    """A `def` line made an `async def` one: a block that wrote the file's `async def` as
+    `def` means the same function, and placed as written its `await`s would no longer
+    compile ("'await' outside async function", which `ast.parse` lets through) and its
+    callers' `await` would get a plain value."""
+    indent = indent_of(header)
+    return f"{indent}async {header[len(indent) :]}"
 
 
 def _label(unit: Definition) -> str:
@@ -272,6 +285,9 @@ def by_headers(parsed: ParsedBlock, file: FileText, shown: str) -> list[Replace]
         )
         if moved is None:
             return Miss(prompts.loose_indentation(_label(unit)))
+        if file.lines[at].lstrip().startswith("async") and not unit.asynchronous:
+            top = unit.header - unit.start
+            moved = (*moved[:top], _with_async(moved[top]), *moved[top + 1 :])
         lo = at if not unit.decorated else _decorators_above(file, at)
         replaces.append(Replace(lo, _indented_end(file, at), moved))
     merged = disjoint(replaces)

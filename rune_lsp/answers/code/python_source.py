@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
-from rune_lsp.python_parse import parse
+from rune_lsp.python_parse import compile_check, parse
 
 Kind = Literal["def", "class"]
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -39,6 +39,7 @@ class Definition:
     empty_body: bool  # its body is only `...` and `pass` statements (and a docstring)
     exits: bool  # its body ends in a `return` or `raise`: nothing after it would run
     first_parameter: str | None  # a function's (`self` of a method), None for a class
+    asynchronous: bool = False  # an `async def`
 
     @property
     def decorated(self) -> bool:
@@ -111,9 +112,10 @@ def named(
 
 
 def parse_error(text: str) -> SyntaxError | None:
-    """Why `text` is not Python, or None when it parses."""
+    """Why `text` is not Python, or None when it compiles: what `ast.parse` accepts and an
+    import refuses ("'await' outside async function") counts as not Python too."""
     try:
-        parse(text)
+        compile_check(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         return error if isinstance(error, SyntaxError) else SyntaxError(str(error))
     return None
@@ -226,6 +228,7 @@ def _definition(
         empty_body=all(isinstance(s, ast.Pass) or _is_ellipsis(s) for s in body),
         exits=isinstance(node.body[-1], ast.Return | ast.Raise),
         first_parameter=_first_parameter(node),
+        asynchronous=isinstance(node, ast.AsyncFunctionDef),
     )
 
 

@@ -172,11 +172,13 @@ class _FileReading:
         after = file.spliced(merged)
         relaid = False
         if python:
-            later = outline(list(FileText.of(after).lines))  # parsed once, for both checks
-            broken = _new_syntax_error(current, after, merged) if later is None else None
+            # Compiled, not only parsed: `ast.parse` takes an `await` in a plain `def`, which
+            # no import would.
+            broken = _new_syntax_error(current, after, merged)
             if broken is not None:
                 reason = prompts.would_not_parse(shown, broken)
                 return cls(path, refusal=prompts.refusal(reason, path))
+            later = outline(list(FileText.of(after).lines))
             stray = _new_method_at_top(file.outline, later)
             if stray is not None:
                 reason = prompts.method_at_top(*stray, shown)
