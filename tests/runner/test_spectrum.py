@@ -10,6 +10,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -205,8 +206,71 @@ def test_no_failing_test_is_no_spectrum() -> None:
 # Recording a real pytest run.
 
 
-def test_a_function_reached_only_at_run_time_is_the_first_suspect(workspace: Path) -> None:
-    spectrum = _record(workspace, [*PYTEST, "tests/test_words.py::test_whisper"])
+#: Where this interpreter's pytest is installed: pure Python, so another interpreter can import
+#: it from there (with the plugins of this venv, which may be compiled for this one, not
+#: loaded by themselves).
+_OUR_PYTEST = str(Path(pytest.__file__).resolve().parent.parent)
+
+
+def _interpreters(minor: int) -> list[str]:
+    """Installed Pythons 3.`minor`: on the PATH, and pyenv's own (its shims refuse to run a
+    version that is not selected)."""
+    found = [shutil.which(f"python3.{minor}")]
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    found += [str(p) for p in sorted(pyenv.glob(f"3.{minor}.*/bin/python3.{minor}"))]
+    return [path for path in found if path is not None]
+
+
+def _other_interpreter() -> tuple[str, list[str]] | None:
+    """An installed Python of another minor version, newest first, that imports pytest, its
+    own or this one's (then with the folder to put on `PYTHONPATH`): the recorder runs in the
+    user's interpreter, not rune-lsp's, and from 3.12 on through `sys.monitoring`."""
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    for minor in (13, 12, 8):
+        if minor == sys.version_info[1]:
+            continue
+        for found in _interpreters(minor):
+            for paths in ([], [_OUR_PYTEST]):
+                probe = subprocess.run(
+                    [found, "-c", "import pytest"],
+                    capture_output=True,
+                    check=False,
+                    env={**env, "PYTHONPATH": os.pathsep.join(paths)},
+                )
+                if probe.returncode == 0:
+                    return found, paths
+    return None
+
+
+@pytest.fixture(params=["this", "another"])
+def interpreter(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Interpreter:
+    """The pytest command of this interpreter, then of another (from 3.12 on, the recorder
+    goes through `sys.monitoring` instead of `sys.setprofile`), skipped where none is found."""
+    if request.param == "this":
+        return Interpreter(PYTEST, [])
+    other = _other_interpreter()
+    if other is None:
+        pytest.skip("no Python 3.13, 3.12 or 3.8 that imports pytest on this machine")
+    python, paths = other
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    return Interpreter([python, "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider"], paths)
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    pytest: list[str]  # the command that runs its pytest
+    paths: list[str]  # what the recording puts on `PYTHONPATH` after the recorder
+
+    def record(self, root: Path, arguments: list[str]) -> Spectrum:
+        command = shlex.join([*self.pytest, *arguments])
+        return asyncio.run(record(command, root, 300.0, import_paths=self.paths))
+
+
+def test_a_function_reached_only_at_run_time_is_the_first_suspect(
+    workspace: Path, interpreter: Interpreter
+) -> None:
+    # In the user's interpreter, whichever it is: a function reported once per test, each test.
+    spectrum = interpreter.record(workspace, ["tests/test_words.py::test_whisper"])
 
     # The ids were widened: the two passing tests tell the functions apart.
     assert (spectrum.failed, spectrum.passed) == (1, 2)
@@ -337,37 +401,12 @@ def test_a_run_where_every_test_passes_is_no_spectrum(workspace: Path) -> None:
     assert _record(workspace, [*PYTEST, "tests/test_ok.py::test_shout"]) == NO_SPECTRUM
 
 
-def _other_interpreter() -> str | None:
-    """An installed Python of another minor version that has pytest (the recorder runs in the
-    user's interpreter, not rune-lsp's)."""
-    for minor in (13, 12, 8):
-        found = shutil.which(f"python3.{minor}")
-        if found is None or f"3.{minor}" == f"{sys.version_info[0]}.{sys.version_info[1]}":
-            continue
-        probe = subprocess.run(
-            [found, "-c", "import pytest"], capture_output=True, check=False, env=dict(os.environ)
-        )
-        if probe.returncode == 0:
-            return found
-    return None
-
-
-def test_the_recorder_runs_in_another_interpreter_too(workspace: Path) -> None:
-    other = _other_interpreter()
-    if other is None:
-        pytest.skip("no python3.13, 3.12 or 3.8 with pytest installed on this machine")
-    command = [other, "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-
-    spectrum = _record(workspace, [*command, "tests/test_words.py::test_whisper"])
-
-    found = suspect_definitions(spectrum, workspace, _read, 1)
-    assert [d.name for d in found] == ["whisper"]
-
-
 # Which definitions are shown.
 
 
-def test_what_only_pytest_s_report_of_a_failure_runs_is_no_suspect(workspace: Path) -> None:
+def test_what_only_pytest_s_report_of_a_failure_runs_is_no_suspect(
+    workspace: Path, interpreter: Interpreter
+) -> None:
     # pytest explains a failed `assert a == b` with repr(a) and repr(b): a `__repr__` (and what
     # it calls) runs only in failing tests, and outranked click's bug (release_multi 19_click).
     (workspace / "pkg" / "box.py").write_text(
@@ -403,7 +442,7 @@ def test_what_only_pytest_s_report_of_a_failure_runs_is_no_suspect(workspace: Pa
         encoding="utf-8",
     )
 
-    spectrum = _record(workspace, [*PYTEST, "tests/test_box.py"])
+    spectrum = interpreter.record(workspace, ["tests/test_box.py"])
 
     assert (spectrum.failed, spectrum.passed) == (2, 1)
     found = [d.name for d in suspect_definitions(spectrum, workspace, _read, 4)]
