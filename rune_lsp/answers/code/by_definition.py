@@ -226,10 +226,9 @@ class _Placer:
         if moved is None:
             return Miss(prompts.loose_indentation(_label(unit)))
         lo = target.start if unit.decorated or not target.decorated else target.header
-        kept = list(moved)
         if target.asynchronous and not unit.asynchronous:
-            at = unit.header - unit.start
-            kept[at] = _with_async(kept[at])
+            moved = _with_async(moved, unit.header - unit.start)
+        kept = list(moved)
         if target.docstring is not None and unit.docstring is None and unit.body > unit.header:
             doc_lo, doc_hi = target.docstring
             if indent_of(kept[unit.body - unit.start]) == indent_of(self.file.lines[doc_lo]):
@@ -249,13 +248,14 @@ def _header_end(lines: list[str], header: int, body: int) -> int:
     )
 
 
-def _with_async(header: str) -> str:
-    """A `def` line made an `async def` one: a block that wrote the file's `async def` as
-    `def` means the same function, and placed as written its `await`s would no longer
-    compile ("'await' outside async function", which `ast.parse` lets through) and its
-    callers' `await` would get a plain value."""
-    indent = indent_of(header)
-    return f"{indent}async {header[len(indent) :]}"
+def _with_async(lines: tuple[str, ...], header: int) -> tuple[str, ...]:
+    """A definition's `lines` with its `def` line (at `header`) made an `async def` one: a
+    block that wrote the file's `async def` as `def` means the same function, and placed as
+    written its `await`s would no longer compile ("'await' outside async function", which
+    `ast.parse` lets through) and its callers' `await` would get a plain value."""
+    indent = indent_of(lines[header])
+    line = f"{indent}async {lines[header][len(indent) :]}"
+    return (*lines[:header], line, *lines[header + 1 :])
 
 
 def _label(unit: Definition) -> str:
@@ -286,8 +286,7 @@ def by_headers(parsed: ParsedBlock, file: FileText, shown: str) -> list[Replace]
         if moved is None:
             return Miss(prompts.loose_indentation(_label(unit)))
         if file.lines[at].lstrip().startswith("async") and not unit.asynchronous:
-            top = unit.header - unit.start
-            moved = (*moved[:top], _with_async(moved[top]), *moved[top + 1 :])
+            moved = _with_async(moved, unit.header - unit.start)
         lo = at if not unit.decorated else _decorators_above(file, at)
         replaces.append(Replace(lo, _indented_end(file, at), moved))
     merged = disjoint(replaces)
