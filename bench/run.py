@@ -137,6 +137,14 @@ def main(argv: list[str] | None = None) -> int:
         "--threads", type=int, help="llama-server threads (default 2; 1 leaves a core free)"
     )
     effect_options.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="run every task and arm this many rounds, each on a server with its own seed, "
+        "and report each round's and each task's fixed count (one run of a small corpus moves "
+        "by a task or two from sampling alone)",
+    )
+    effect_options.add_argument(
         "--no-doc", action="store_true", help="leave docs/performance.md alone"
     )
     effect_options.add_argument(
@@ -243,6 +251,9 @@ def run_effect(args: argparse.Namespace, argv: list[str] | None) -> int:
     except ValueError as exc:
         print(f"bench/run.py: {exc}", file=sys.stderr)
         return 2
+    if args.repeat < 1:
+        print(f"bench/run.py: --repeat must be at least 1, not {args.repeat}", file=sys.stderr)
+        return 2
     if args.corpus == "real" and args.real_bugs_dir is None:
         print("bench/run.py: --corpus real needs --real-bugs-dir", file=sys.stderr)
         return 2
@@ -256,6 +267,7 @@ def run_effect(args: argparse.Namespace, argv: list[str] | None) -> int:
             corpus=args.corpus,
             real_bugs=args.real_bugs_dir,
             keep=args.keep,
+            repeat=args.repeat,
         )
     except (DatasetError, RecipeError) as exc:  # before any server starts: no usable data
         print(f"bench/run.py: {exc}", file=sys.stderr)

@@ -7,6 +7,7 @@
     .venv/bin/python bench/run.py --only effect --corpus real --real-bugs-dir ~/ConDefects
     .venv/bin/python bench/run.py --only effect --corpus release --no-doc
     .venv/bin/python bench/run.py --only effect --corpus release_multi --no-doc
+    .venv/bin/python bench/run.py --only effect --corpus multi --arms rune_check --repeat 3
 
 One llama-server (the fetched Qwen2.5-Coder, `scripts/llama-server model NAME`) behind a
 counting proxy; for each task, each arm in turn on a fresh copy of the program and its test
@@ -14,6 +15,11 @@ counting proxy; for each task, each arm in turn on a fresh copy of the program a
 own test (never the workspace's copy) passes on the program the agent left. Every task used is
 first checked to fail before and pass after its reference fix; an unsound task is reported and
 left out. Nothing here asserts: the numbers are the result.
+
+One run of a small corpus moves by a task or two from sampling alone (docs/performance.md,
+"Multi-file corpus"): `repeat` runs every task and arm that many rounds, each round on a
+server started anew with its own seed (`SEED`, `SEED + 1`, ...), and the report gives the
+fixed count of each round and of each task, so a change is read against the spread.
 """
 
 from __future__ import annotations
@@ -73,6 +79,7 @@ class Attempt:
     completion_tokens: int
     longest_request_s: float
     first_prompt_tokens: int  # the run's first request: system prompt, tools and the task
+    round: int = 1  # which of the bench's `repeat` rounds
 
 
 @dataclass(frozen=True)
@@ -93,6 +100,7 @@ class ArmSummary:
     wall_max_s: float
     longest_request_s: float
     outcomes: dict[str, int]
+    fixed_per_round: tuple[int, ...] = ()  # with more than one round: each round's fixed count
 
 
 @dataclass(frozen=True)
@@ -106,6 +114,15 @@ class EffectReport:
     summaries: tuple[ArmSummary, ...]
     attempts: tuple[Attempt, ...]
     preamble: Preamble | None = None  # rune's first request, counted by the server
+    rounds: int = 1
+
+    def fixed_by_task(self, arm: str) -> dict[str, int]:
+        """In how many rounds `arm` fixed each task, in the tasks' order."""
+        counts = dict.fromkeys(self.tasks, 0)
+        for done in self.attempts:
+            if done.arm == arm and done.fixed:
+                counts[done.task] += 1
+        return counts
 
     def as_json(self) -> dict[str, Any]:
         preamble = self.preamble.as_json() if self.preamble else None
@@ -134,9 +151,11 @@ def attempt(
     proxy: CountingProxy,
     aider: Path,
     keep: Path | None = None,
+    round_: int = 1,
 ) -> Attempt:
     """One arm on one task in a scratch folder; with `keep`, its agent log and rune's state
-    directory (receipts, transcripts) are copied to `keep/arm/task` before it is removed."""
+    directory (receipts, transcripts) are copied to `keep/arm/task` (`keep/round-K/arm/task`
+    from the second round on) before it is removed."""
     with tempfile.TemporaryDirectory(prefix=f"rune-effect-{arm}-") as scratch:
         root = Path(scratch)
         workspace = make_workspace(task, root / "ws")
@@ -151,7 +170,8 @@ def attempt(
         else:
             detail = finished.detail
         if keep is not None:
-            _keep(root, keep / arm / task.name)
+            into = keep if round_ == 1 else keep / f"round-{round_}"
+            _keep(root, into / arm / task.name)
     return Attempt(
         arm=arm,
         task=task.name,
@@ -168,6 +188,7 @@ def attempt(
         completion_tokens=sum(e.completion_tokens for e in exchanges),
         longest_request_s=round(max((e.seconds for e in exchanges), default=0.0), 1),
         first_prompt_tokens=exchanges[0].prompt_tokens if exchanges else 0,
+        round=round_,
     )
 
 
@@ -185,6 +206,8 @@ def summarize(arm: str, attempts: Sequence[Attempt]) -> ArmSummary:
     walls = [a.seconds for a in mine] or [0.0]
     requests = sum(a.requests - a.unfinished_requests for a in mine)
     firsts = [a.first_prompt_tokens for a in mine if a.first_prompt_tokens]
+    rounds = sorted({a.round for a in mine})
+    per_round = tuple(sum(a.fixed for a in mine if a.round == r) for r in rounds)
     return ArmSummary(
         arm=arm,
         tasks=len(mine),
@@ -202,6 +225,7 @@ def summarize(arm: str, attempts: Sequence[Attempt]) -> ArmSummary:
         wall_max_s=round(max(walls), 1),
         longest_request_s=max((a.longest_request_s for a in mine), default=0.0),
         outcomes=dict(Counter(_verdict(a) for a in mine)),
+        fixed_per_round=per_round if len(rounds) > 1 else (),
     )
 
 
@@ -219,14 +243,17 @@ def run(
     corpus: str = "own",
     real_bugs: Path | None = None,
     keep: Path | None = None,
+    repeat: int = 1,
 ) -> EffectReport:
     """`threads`: llama-server's `-t` (default: the live tier's, `CODER_THREADS`); `corpus`:
     `own`, `multi`, `real`, `release` or `release_multi` (bench/effect/corpus.py);
     `real_bugs`: the ConDefects checkout the `real` corpus is built from; `keep`: where each
-    attempt's log and state are kept (`attempt`). A built corpus goes into a temporary
-    directory removed afterwards."""
+    attempt's log and state are kept (`attempt`); `repeat`: rounds (the module's docstring).
+    A built corpus goes into a temporary directory removed afterwards."""
+    if repeat < 1:
+        raise ValueError(f"repeat must be at least 1, not {repeat}")
     if corpus not in BUILT_CORPORA:
-        return _run(model, count, arms, names, threads, corpus, None, keep)
+        return _run(model, count, arms, names, threads, corpus, None, keep, repeat)
     if corpus == "real" and real_bugs is None:
         raise ValueError("--corpus real needs --real-bugs-dir (a ConDefects checkout)")
     built = Path(tempfile.mkdtemp(prefix=f"rune-{corpus}-bugs-"))
@@ -240,7 +267,7 @@ def run(
         print(f"{corpus} corpus: {len(made.tasks)} tasks from {source}", file=sys.stderr)
         for recipe, reason in made.skipped.items():
             print(f"{corpus} corpus: no task {recipe}: {reason}", file=sys.stderr)
-        return _run(model, count, arms, names, threads, corpus, built, keep)
+        return _run(model, count, arms, names, threads, corpus, built, keep, repeat)
     finally:
         shutil.rmtree(built, ignore_errors=True)
 
@@ -254,6 +281,7 @@ def _run(
     corpus: str,
     built: Path | None,
     keep: Path | None,
+    repeat: int,
 ) -> EffectReport:
     started = time.perf_counter()
     started_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
@@ -265,20 +293,26 @@ def _run(
     install = find_coder(model)
     if threads is not None:
         install = replace(install, threads=threads)
-    options = LlamaOptions(tools_template=False, max_predict=-1, seed=SEED, temperature=TEMPERATURE)
-    log = Path(tempfile.mkdtemp(prefix="rune-effect-")) / "llama-server.log"
+    logs = Path(tempfile.mkdtemp(prefix="rune-effect-"))
     attempts: list[Attempt] = []
-    with (
-        LlamaServer(install, log=log, options=options) as server,
-        CountingProxy(f"http://127.0.0.1:{server.port}") as proxy,
-    ):
-        endpoint = Endpoint(proxy.base_url, install.alias)
-        preamble = _preamble(server.base_url)
-        for task in tasks:
-            for arm in arms:
-                done = attempt(arm, task, endpoint, proxy, aider, keep)
-                attempts.append(done)
-                print(_line(done), file=sys.stderr, flush=True)
+    preamble: Preamble | None = None
+    for round_ in range(1, repeat + 1):
+        options = LlamaOptions(
+            tools_template=False, max_predict=-1, seed=SEED + round_ - 1, temperature=TEMPERATURE
+        )
+        log = logs / f"llama-server-{round_}.log"
+        with (
+            LlamaServer(install, log=log, options=options) as server,
+            CountingProxy(f"http://127.0.0.1:{server.port}") as proxy,
+        ):
+            endpoint = Endpoint(proxy.base_url, install.alias)
+            if preamble is None:
+                preamble = _preamble(server.base_url)
+            for task in tasks:
+                for arm in arms:
+                    done = attempt(arm, task, endpoint, proxy, aider, keep, round_)
+                    attempts.append(done)
+                    print(_line(done, repeat), file=sys.stderr, flush=True)
     return EffectReport(
         model=model,
         started_at=started_at,
@@ -289,6 +323,7 @@ def _run(
         summaries=tuple(summarize(arm, attempts) for arm in arms),
         attempts=tuple(attempts),
         preamble=preamble,
+        rounds=repeat,
     )
 
 
@@ -300,10 +335,11 @@ def _preamble(base_url: str) -> Preamble | None:
         return None
 
 
-def _line(done: Attempt) -> str:
+def _line(done: Attempt, rounds: int) -> str:
     verdict = "FIXED" if done.fixed else "not fixed"
+    which = f" round {done.round}/{rounds}" if rounds > 1 else ""
     return (
-        f"[effect] {done.task} {done.arm}: {verdict} ({done.outcome}) {done.seconds:.0f} s, "
+        f"[effect]{which} {done.task} {done.arm}: {verdict} ({done.outcome}) {done.seconds:.0f} s, "
         f"{done.requests} requests, {done.prompt_tokens} prompt ({done.cached_tokens} cached), "
         f"{done.completion_tokens} completion"
     )

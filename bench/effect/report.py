@@ -24,13 +24,36 @@ def row(summary: ArmSummary) -> str:
     unfinished = f" ({summary.unfinished_requests} cut)" if summary.unfinished_requests else ""
     outcomes = ", ".join(f"{count} {what}" for what, count in sorted(summary.outcomes.items()))
     return (
-        f"| {summary.arm} | {summary.fixed}/{summary.tasks} | {summary.requests}{unfinished} "
+        f"| {summary.arm} | {_fixed(summary)} | {summary.requests}{unfinished} "
         f"| {summary.prompt_tokens} | {summary.cached_tokens} | {summary.processed_tokens} "
         f"| {summary.completion_tokens} | {per_fix} "
         f"| {_tokens(summary.prompt_tokens_per_request)} | {_tokens(summary.first_prompt_median)} "
         f"| {summary.wall_median_s:.0f} / {summary.wall_max_s:.0f} "
         f"| {summary.longest_request_s:.0f} | {outcomes} |"
     )
+
+
+def _fixed(summary: ArmSummary) -> str:
+    """`5/11`, or over rounds `14/33 (4, 5, 5)`: each round's count shows the spread."""
+    rounds = summary.fixed_per_round
+    spread = f" ({', '.join(str(n) for n in rounds)})" if rounds else ""
+    return f"{summary.fixed}/{summary.tasks}{spread}"
+
+
+def by_task(report: EffectReport) -> str:
+    """Over more than one round, in how many each arm fixed each task; else nothing."""
+    if report.rounds < 2:
+        return ""
+    counts = {arm: report.fixed_by_task(arm) for arm in report.arms}
+    lines = [
+        f"| task (fixed in how many of {report.rounds} rounds) | {' | '.join(report.arms)} |",
+        "|---|" + "---|" * len(report.arms),
+    ]
+    lines += [
+        f"| {task} | {' | '.join(str(counts[arm][task]) for arm in report.arms)} |"
+        for task in report.tasks
+    ]
+    return "\n".join(lines)
 
 
 def _tokens(value: float | None) -> str:
@@ -40,7 +63,8 @@ def _tokens(value: float | None) -> str:
 def table(report: EffectReport) -> str:
     lines = [HEADER, "|" + "|".join("---" for _ in range(HEADER.count("|") - 1)) + "|"]
     lines += [row(s) for s in report.summaries]
-    return "\n".join(lines)
+    tasks = by_task(report)
+    return "\n".join([*lines, *(["", tasks] if tasks else [])])
 
 
 def markdown(report: EffectReport, command: str) -> str:
@@ -50,7 +74,7 @@ def markdown(report: EffectReport, command: str) -> str:
     return "\n".join(
         [
             BEGIN,
-            f"Model `{report.model}`, {len(report.tasks)} tasks "
+            f"Model `{report.model}`, {len(report.tasks)} tasks{_rounds(report)} "
             f"({', '.join(report.tasks)}), started {report.started_at}, "
             f"{report.elapsed_s / 60:.0f} min in all, on {info['nproc']} x {info['cpu']}.{unsound}",
             "",
@@ -61,6 +85,10 @@ def markdown(report: EffectReport, command: str) -> str:
             END,
         ]
     )
+
+
+def _rounds(report: EffectReport) -> str:
+    return f" in {report.rounds} rounds" if report.rounds > 1 else ""
 
 
 def write_results(path: Path, report: EffectReport) -> None:
