@@ -31,6 +31,8 @@ export const LOCATIONS = {
 };
 
 export interface ScriptedReply {
+  /** Answers only the requests of a run whose task holds this text (model_double_server.py). */
+  when?: string;
   text?: string;
   chunkDelay?: number;
   toolCalls?: { name: string; arguments: Record<string, unknown> }[];

@@ -13,7 +13,7 @@ import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { ARTIFACTS, CLIENT_DIR, Harness } from "./harness";
-import { instructionBox, latestReceipt, lens, nextReceipt, openFile, openWorkbench, pressToDecide, receiptCount, recorder, runCommand, sessionFiles, standsTwice, STEP_TIMEOUT, waitForDisk } from "./steps";
+import { fixThis, instructionBox, latestReceipt, lens, nextReceipt, openFile, openWorkbench, pressToDecide, receiptCount, recorder, runCommand, scenario, sessionFiles, standsTwice, STEP_TIMEOUT, waitForDisk } from "./steps";
 
 const DOCS = path.join(CLIENT_DIR, "docs");
 
@@ -34,6 +34,14 @@ const COMMAND = "printf 'allowed\t%s\\n' hello-from-rune; echo " + "and-the-whol
 const FIRST_ANSWER = "small() is called from tests only, as far as this file shows.";
 const FOLLOW_UP_ANSWER = "Yes: small() is only called from tests.";
 /** Streamed a word every 0.3 s by the model double: 12 s of text arriving in pieces. */
+/** What each scenario types into Fix This: the model double answers each run by its task. */
+const ASK = {
+  bigFile: "scale every twentieth function",
+  preview: "return two",
+  allowedCommand: "run the allowed command",
+  followUp: "is small() used anywhere?",
+  streaming: "explain small()",
+};
 const STREAMED_ANSWER = Array.from({ length: 40 }, (_, i) => `word${i + 1}`).join(" ");
 
 describe("Rune in VS Code: issue 27", () => {
@@ -44,22 +52,26 @@ describe("Rune in VS Code: issue 27", () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     const port = await harness.startModelDouble([
       // 1. a 2,000-line file, 51 hunks
-      { toolCalls: [{ name: "edit_file", arguments: { path: "big.py", old_text: BIG_BEFORE, new_text: BIG_PROPOSED } }] },
-      { text: "Scaled every twentieth function and documented f2." },
+      ...scenario(ASK.bigFile, [
+        { toolCalls: [{ name: "edit_file", arguments: { path: "big.py", old_text: BIG_BEFORE, new_text: BIG_PROPOSED } }] },
+        { text: "Scaled every twentieth function and documented f2." },
+      ]),
       // 2. the Refactor Preview (rune.review.mode: preview) starts with its hunks ticked
-      { toolCalls: [{ name: "edit_file", arguments: { path: "small.py", old_text: "return 1", new_text: "return 2" } }] },
-      { text: "Returned two." },
+      ...scenario(ASK.preview, [
+        { toolCalls: [{ name: "edit_file", arguments: { path: "small.py", old_text: "return 1", new_text: "return 2" } }] },
+        { text: "Returned two." },
+      ]),
       // 3. a command allowed for the workspace, then run again without asking
-      { toolCalls: [{ name: "run_command", arguments: { command: COMMAND } }] },
-      { text: "Ran it." },
-      { toolCalls: [{ name: "run_command", arguments: { command: COMMAND } }] },
-      { text: "Ran it again without asking." },
+      ...scenario(ASK.allowedCommand, [
+        { toolCalls: [{ name: "run_command", arguments: { command: COMMAND } }] },
+        { text: "Ran it." },
+        { toolCalls: [{ name: "run_command", arguments: { command: COMMAND } }] },
+        { text: "Ran it again without asking." },
+      ]),
       // 4. an answer, then a follow-up turn of the same conversation
-      ...standsTwice(FIRST_ANSWER),
-      ...standsTwice(FOLLOW_UP_ANSWER),
+      ...scenario(ASK.followUp, [...standsTwice(FIRST_ANSWER), ...standsTwice(FOLLOW_UP_ANSWER)]),
       // 5. an answer streamed slowly in pieces, then (asked once more) at once
-      { text: STREAMED_ANSWER, chunkDelay: 0.3 },
-      { text: STREAMED_ANSWER },
+      ...scenario(ASK.streaming, [{ text: STREAMED_ANSWER, chunkDelay: 0.3 }, { text: STREAMED_ANSWER }]),
     ]);
     harness.writeFiles({
       "workspace/big.py": BIG_BEFORE,
@@ -83,7 +95,7 @@ describe("Rune in VS Code: issue 27", () => {
     await openFile(page, "big.py");
     await runCommand(page, "Rune: Fix This");
     const input = await instructionBox(page);
-    await input.fill("scale every twentieth function");
+    await input.fill(ASK.bigFile);
     const asked = Date.now();
     await input.press("Enter");
     await lens(page, "Accept hunk 1/51").waitFor({ timeout: STEP_TIMEOUT });
@@ -149,8 +161,7 @@ describe("Rune in VS Code: issue 27", () => {
     writeFileSync(settings, JSON.stringify({ ...JSON.parse(readFileSync(settings, "utf8")), "rune.review.mode": "preview" }));
     await page.waitForTimeout(1_500); // the settings file is watched
     await openFile(page, "small.py");
-    await runCommand(page, "Rune: Fix This");
-    await (await instructionBox(page)).press("Enter");
+    await fixThis(page, ASK.preview);
     const panel = page.locator(".bulk-edit-panel[data-state=data]");
     await panel.waitFor({ timeout: STEP_TIMEOUT });
     await page.waitForTimeout(800);
@@ -165,8 +176,7 @@ describe("Rune in VS Code: issue 27", () => {
 
   it("asks about a command without blocking the window, shows it whole, and allows it for the workspace", recorded("allowed-command", async (page) => {
     await openFile(page, "other.py");
-    await runCommand(page, "Rune: Fix This");
-    await (await instructionBox(page)).press("Enter");
+    await fixThis(page, ASK.allowedCommand);
     const prompt = page.locator(".quick-input-widget", { hasText: "Rune wants to run" });
     await prompt.waitFor({ timeout: STEP_TIMEOUT });
     const view = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
@@ -178,8 +188,7 @@ describe("Rune in VS Code: issue 27", () => {
     const settings = JSON.parse(readFileSync(path.join(harness.workspace, ".vscode/settings.json"), "utf8")) as Record<string, unknown>;
     assert.deepEqual(settings["rune.allowedCommands"], [COMMAND]);
     // The same command again: it runs without a prompt.
-    await runCommand(page, "Rune: Fix This");
-    await (await instructionBox(page)).press("Enter");
+    await fixThis(page, ASK.allowedCommand);
     await page.locator(".notification-toast", { hasText: "Ran it again without asking." }).waitFor({ timeout: STEP_TIMEOUT });
     await page.locator(".notification-toast .monaco-button", { hasText: "Open Rune View" }).first().click();
     await view.locator("pre.output", { hasText: "and-the-whole-output ".repeat(20).trim() }).first().waitFor({ timeout: STEP_TIMEOUT });
@@ -194,7 +203,7 @@ describe("Rune in VS Code: issue 27", () => {
     await openFile(page, "small.py");
     const seen = receiptCount(harness.stateDir);
     await runCommand(page, "Rune: Fix This");
-    await (await instructionBox(page)).fill("is small() used anywhere?");
+    await (await instructionBox(page)).fill(ASK.followUp);
     await page.keyboard.press("Enter");
     const first = (await nextReceipt(harness.stateDir, seen)) as unknown as { result: { runId: string; answer: string } };
     assert.equal(first.result.answer, FIRST_ANSWER);
@@ -223,7 +232,7 @@ describe("Rune in VS Code: issue 27", () => {
     await openFile(page, "small.py");
     const seen = receiptCount(harness.stateDir);
     await runCommand(page, "Rune: Fix This");
-    await (await instructionBox(page)).fill("explain small()");
+    await (await instructionBox(page)).fill(ASK.streaming);
     await page.keyboard.press("Enter");
     const view = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
     // Only a run without its result shows "The model writes"; its text grows piece by piece.

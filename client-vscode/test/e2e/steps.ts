@@ -22,6 +22,22 @@ export function standsTwice(text: string): ScriptedReply[] {
 }
 
 /**
+ * A scenario's replies, answered only to runs whose task holds `instruction`: a scenario that
+ * fails before it takes them leaves the next scenario's replies where they were.
+ */
+export function scenario(instruction: string, replies: ScriptedReply[]): ScriptedReply[] {
+  return replies.map((reply) => ({ ...reply, when: instruction }));
+}
+
+/** Rune: Fix This on the active editor, with `instruction` typed into its box. */
+export async function fixThis(page: Page, instruction: string): Promise<void> {
+  await runCommand(page, "Rune: Fix This");
+  const input = await instructionBox(page);
+  await input.fill(instruction);
+  await input.press("Enter");
+}
+
+/**
  * The files every e2e session starts with besides its own: the workspace settings pointing the
  * extension at the real server and the model double, and quiet User settings.
  */

@@ -13,6 +13,7 @@ import type { Page } from "playwright-core";
 import { ARTIFACTS, Harness, LOCATIONS, waitFor } from "./harness";
 import {
   codeActionOnAll,
+  fixThis,
   instructionBox,
   latestReceipt,
   lens,
@@ -27,6 +28,7 @@ import {
   waitForPreviewOf,
   openWorkbench,
   recorder,
+  scenario,
   sessionFiles,
   standsTwice,
 } from "./steps";
@@ -54,6 +56,19 @@ const REASON = "keep the lowercase world";
 const RUN_ANSWER = "The check prints its greeting.\n\n- ran `echo`\n- **nothing to fix**";
 
 const CODE_ACTION_ANSWER = "double() is fine as it is.";
+/** What each scenario types into Fix This: the model double answers each run by its task. */
+const ASK = {
+  inline: "fix the typo in the greeting",
+  typedAbove: "return zero from main",
+  cancelInline: "add x to itself, then be cancelled",
+  superseded: "add x to itself, then be superseded",
+  superseding: "try again",
+  cancelPreview: "turn debugging off",
+  codeAction: "check the doubling",
+  closedFile: "mark the note done",
+  runCommand: "run the greeting check",
+  serverPath: "say where the server came from",
+};
 
 
 describe("Rune in VS Code", () => {
@@ -64,28 +79,33 @@ describe("Rune in VS Code", () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     const port = await harness.startModelDouble([
       // 1. the inline review of three hunks
-      { toolCalls: [{ name: "edit_file", arguments: { path: "app.py", old_text: APP_BEFORE, new_text: APP_PROPOSED } }] },
-      { text: ANSWER },
+      ...scenario(ASK.inline, [
+        { toolCalls: [{ name: "edit_file", arguments: { path: "app.py", old_text: APP_BEFORE, new_text: APP_PROPOSED } }] },
+        { text: ANSWER },
+      ]),
       // 1b. accepted inline after the user typed above it
-      { toolCalls: [{ name: "edit_file", arguments: { path: "typed.py", old_text: "pass", new_text: "return 0" } }] },
-      { text: "Typed around it." },
+      ...scenario(ASK.typedAbove, [
+        { toolCalls: [{ name: "edit_file", arguments: { path: "typed.py", old_text: "pass", new_text: "return 0" } }] },
+        { text: "Typed around it." },
+      ]),
       // 2. cancelled while its inline review is open
-      { toolCalls: [{ name: "edit_file", arguments: { path: "util.py", old_text: "x * 2", new_text: "x + x" } }] },
+      ...scenario(ASK.cancelInline, [{ toolCalls: [{ name: "edit_file", arguments: { path: "util.py", old_text: "x * 2", new_text: "x + x" } }] }]),
       // 2b. superseded while its inline review is open, by a second run on the same file
-      { toolCalls: [{ name: "edit_file", arguments: { path: "util.py", old_text: "x * 2", new_text: "x + x" } }] },
-      ...standsTwice("The second run found nothing to change."),
+      ...scenario(ASK.superseded, [{ toolCalls: [{ name: "edit_file", arguments: { path: "util.py", old_text: "x * 2", new_text: "x + x" } }] }]),
+      ...scenario(ASK.superseding, standsTwice("The second run found nothing to change.")),
       // 3. cancelled while its Refactor Preview is open (rune.review.mode: preview)
-      { toolCalls: [{ name: "edit_file", arguments: { path: "config.py", old_text: "True", new_text: "False" } }] },
+      ...scenario(ASK.cancelPreview, [{ toolCalls: [{ name: "edit_file", arguments: { path: "config.py", old_text: "True", new_text: "False" } }] }]),
       // 4. the server's code action
-      ...standsTwice(CODE_ACTION_ANSWER),
+      ...scenario(ASK.codeAction, standsTwice(CODE_ACTION_ANSWER)),
       // 5. an edit to a file that is not open in the editor
-      { toolCalls: [{ name: "edit_file", arguments: { path: "notes.py", old_text: "TODO", new_text: "DONE" } }] },
-      { text: "Marked it done." },
+      ...scenario(ASK.closedFile, [
+        { toolCalls: [{ name: "edit_file", arguments: { path: "notes.py", old_text: "TODO", new_text: "DONE" } }] },
+        { text: "Marked it done." },
+      ]),
       // 6. a command the user approves, its output in the Rune view
-      { toolCalls: [{ name: "run_command", arguments: { command: "echo hello-from-rune" } }] },
-      { text: RUN_ANSWER },
+      ...scenario(ASK.runCommand, [{ toolCalls: [{ name: "run_command", arguments: { command: "echo hello-from-rune" } }] }, { text: RUN_ANSWER }]),
       // 7. after rune.server.path moved to User settings
-      ...standsTwice("the server picked up its path from User settings"),
+      ...scenario(ASK.serverPath, standsTwice("the server picked up its path from User settings")),
     ]);
     harness.writeFiles({
       "workspace/app.py": APP_BEFORE,
@@ -111,7 +131,7 @@ describe("Rune in VS Code", () => {
     await openFile(page, "app.py");
     await runCommand(page, "Rune: Fix This");
     const input = await instructionBox(page);
-    await input.fill("fix the typo in the greeting");
+    await input.fill(ASK.inline);
     await input.press("Enter");
 
     await lens(page, "Accept hunk 1/3").waitFor({ timeout: STEP_TIMEOUT });
@@ -171,8 +191,7 @@ describe("Rune in VS Code", () => {
 
   it("reports an inline accept after typing above the hunk as applied", recorded("typed-above", async (page) => {
     await openFile(page, "typed.py");
-    await runCommand(page, "Rune: Fix This");
-    await (await instructionBox(page)).press("Enter");
+    await fixThis(page, ASK.typedAbove);
     await lens(page, "Accept hunk 1/1").waitFor({ timeout: STEP_TIMEOUT });
     await page.locator(".monaco-editor .view-line", { hasText: "def main" }).click();
     await page.keyboard.press("Control+Home");
@@ -190,8 +209,7 @@ describe("Rune in VS Code", () => {
 
   it("withdraws the inline review when the run is cancelled: nothing lands", recorded("cancel-inline", async (page) => {
     await openFile(page, "util.py");
-    await runCommand(page, "Rune: Fix This");
-    await (await instructionBox(page)).press("Enter");
+    await fixThis(page, ASK.cancelInline);
     await lens(page, "Accept hunk 1/1").waitFor({ timeout: STEP_TIMEOUT });
     await runCommand(page, "Rune: Cancel Run");
     await page.locator(".notification-toast", { hasText: "was withdrawn" }).waitFor({ timeout: STEP_TIMEOUT });
@@ -207,12 +225,11 @@ describe("Rune in VS Code", () => {
 
   it("withdraws the inline review when a newer run on the file supersedes it", recorded("supersede-inline", async (page) => {
     await openFile(page, "util.py");
-    await runCommand(page, "Rune: Fix This");
-    await (await instructionBox(page)).press("Enter");
+    await fixThis(page, ASK.superseded);
     await lens(page, "Accept hunk 1/1").waitFor({ timeout: STEP_TIMEOUT });
     await page.locator(".monaco-editor .view-line", { hasText: "def double" }).click();
     await runCommand(page, "Rune: Fix This");
-    await (await instructionBox(page)).fill("try again");
+    await (await instructionBox(page)).fill(ASK.superseding);
     await page.keyboard.press("Enter");
     await page.locator(".notification-toast", { hasText: "replaced by a newer run" }).waitFor({ timeout: STEP_TIMEOUT });
     await page.locator(".notification-toast", { hasText: "The second run found nothing to change." }).waitFor({ timeout: STEP_TIMEOUT });
@@ -229,8 +246,7 @@ describe("Rune in VS Code", () => {
     writeFileSync(settings, JSON.stringify({ ...JSON.parse(readFileSync(settings, "utf8")), "rune.review.mode": "preview" }));
     await page.waitForTimeout(1_500); // the settings file is watched
     await openFile(page, "config.py");
-    await runCommand(page, "Rune: Fix This");
-    await (await instructionBox(page)).press("Enter");
+    await fixThis(page, ASK.cancelPreview);
     const panel = page.locator(".bulk-edit-panel[data-state=data]");
     await waitForPreviewOf(page, panel, "config.py");
     await runCommand(page, "Rune: Cancel Run");
@@ -256,7 +272,7 @@ describe("Rune in VS Code", () => {
     await codeActionOnAll(page, action);
     await action.click();
     const input = await instructionBox(page);
-    await input.fill("check the doubling");
+    await input.fill(ASK.codeAction);
     await input.press("Enter");
     const toast = page.locator(".notification-toast", { hasText: CODE_ACTION_ANSWER });
     await toast.waitFor({ timeout: STEP_TIMEOUT });
@@ -268,8 +284,7 @@ describe("Rune in VS Code", () => {
 
   it("reviews an edit to a file that is not open: it opens, and Accept all applies it", recorded("closed-file", async (page) => {
     await openFile(page, "util.py");
-    await runCommand(page, "Rune: Fix This");
-    await (await instructionBox(page)).press("Enter");
+    await fixThis(page, ASK.closedFile);
     await page.locator(".tab.active", { hasText: "notes.py" }).waitFor({ timeout: STEP_TIMEOUT });
     await lens(page, "Accept all").click();
     const toast = page.locator(".notification-toast", { hasText: "Marked it done." });
@@ -296,8 +311,7 @@ describe("Rune in VS Code", () => {
 
   it("asks before running a command, and shows its output and the answer in the Rune view", recorded("run-command", async (page) => {
     await openFile(page, "util.py");
-    await runCommand(page, "Rune: Fix This");
-    await (await instructionBox(page)).press("Enter");
+    await fixThis(page, ASK.runCommand);
     const prompt = page.locator(".quick-input-widget", { hasText: "Rune wants to run: echo hello-from-rune" });
     await prompt.waitFor({ timeout: STEP_TIMEOUT });
     await page.waitForTimeout(15_000); // a toast would have hidden by now; the prompt waits
@@ -358,8 +372,7 @@ describe("Rune in VS Code", () => {
     await page.waitForTimeout(1_500);
     await statusItem(page).filter({ has: page.locator(".codicon-hubot") }).waitFor({ timeout: STEP_TIMEOUT });
     await openFile(page, "util.py");
-    await runCommand(page, "Rune: Fix This");
-    await (await instructionBox(page)).press("Enter");
+    await fixThis(page, ASK.serverPath);
     await page.locator(".notification-toast", { hasText: "the server picked up its path from User settings" }).waitFor({ timeout: STEP_TIMEOUT });
     // The client stopped for the restart was not told the settings changed: no error for that.
     assert.equal(await page.locator(".notification-toast", { hasText: "Sending notification" }).count(), 0);
