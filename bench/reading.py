@@ -3,7 +3,8 @@
 `read_code` (fences, placement, the edit) on: a 400-line answer that copied the excerpt's line
 numbers (the tier that took 206 s in process before), a 400-line answer holding a whole
 40-function file, a 1 MB answer on one line (prose, and a fence opening followed by spaces: the
-line the old opening regex backtracked on for 8.3 s at 30 KB), and answers of thousands of
+line the old opening regex backtracked on for 8.3 s at 30 KB), a block line of 20,000 `#`
+(the placeholder pattern's old worst case, 13 s), and answers of thousands of
 small blocks (no target: some 50 microseconds a block, and one `ast.parse` for a block that
 defines something). Also the split of the property test's random answers
 (tests/answers/code/random_answers.py): placed exactly / refused / wrong.
@@ -112,6 +113,13 @@ def run(quick: bool) -> Section:
             repeats,
         ),
     ]
+    # A function whose one line is 20,000 `#` inside a string, and another whose comment is
+    # 10,000 `# `: the placeholder pattern once backtracked from every `#` (13 s and 7 s).
+    hashes = (
+        "```python\ndef step_1(a, b):\n    marker = '" + "#" * 20_000 + "'\n    return a\n```\n"
+        "```python\ndef step_2(a, b):\n    return a  " + "# " * 10_000 + "\n```\n"
+    )
+    rows += reading_rows("a block line of 20,000 #", whole_file, hashes, ANSWER_TARGET_MS, repeats)
     # Thousands of small blocks, each read against the file: the per-block work is the block's.
     piece = "```python\ndef step_1(a, b):\n    return a\n```\nand\n```python\n    total = a\n```\n"
     rows += reading_rows(

@@ -1,5 +1,6 @@
-"""Python blocks placed by what `ast` says they define: the whole file, or each `def`/`class`
-of the block replacing the file's definition of that name, exactly over its extent.
+"""Python blocks placed by what `ast` says they define: each `def`/`class` of the block
+replacing the file's definition of that name, exactly over its extent (the whole file is
+`by_whole_file`'s).
 
 - A method shown alone goes back into its class, moved as one piece to the method's depth.
 - A definition shown without the decorators, the docstring or the `async` the file has keeps
@@ -14,13 +15,15 @@ of the block replacing the file's definition of that name, exactly over its exte
 
 from __future__ import annotations
 
+import ast
 import re
-from collections import Counter
 from dataclasses import dataclass
 
 from rune_lsp.answers.code import prompts
-from rune_lsp.answers.code.by_text import WHOLE_FILE_SHARE, Miss
+from rune_lsp.answers.code.by_text import Miss
+from rune_lsp.answers.code.placeholders import has_placeholder, is_placeholder
 from rune_lsp.answers.code.python_source import (
+    METHOD_FIRST_PARAMETERS,
     Definition,
     Kind,
     Outline,
@@ -29,14 +32,12 @@ from rune_lsp.answers.code.python_source import (
     parse_error,
 )
 from rune_lsp.answers.code.spans import FileText, Replace, disjoint, indent_of, shifted
+from rune_lsp.python_parse import parse
 
-#: A comment that stands for code left out: `# ...`, `# rest of the code`, `# (other methods)`,
-#: `pass  # existing code`. Matching a real comment only makes a block refused, never misplaced.
-_PLACEHOLDER = re.compile(
-    r"#.*(\.\.\.|…|\b(rest of|remaining|other (methods|functions|code)|existing|unchanged"
-    r"|omitted|as before|same as (before|above)|no changes?|code here)\b)",
-    re.IGNORECASE,
-)
+#: The decorators that say what kind of method a function is.
+_METHOD_KINDS = frozenset({"@staticmethod", "@classmethod"})
+#: A property's accessor decorator line (`@property`, `@celsius.setter`).
+_ACCESSOR = re.compile(r"^\s*@(?:(property)|\w+\.(setter|deleter))\s*$")
 #: A decorator line of `typing.overload` (`@overload`, `@typing.overload`, `@t.overload`).
 _OVERLOAD = re.compile(r"^\s*@(\w+\.)?overload\s*$")
 
@@ -66,33 +67,25 @@ def parse_block(block: list[str]) -> ParsedBlock | None:
     return None
 
 
-def whole_file(parsed: ParsedBlock, file: FileText, now: Outline) -> Replace | None:
-    """The whole file: the block defines every top-level name the file does, has as many other
-    top-level statements, repeats most of its lines and leaves nothing out with a placeholder."""
-    names = {(d.kind, d.name) for d in parsed.outline.definitions}
-    if len(names) < len(parsed.outline.definitions):
-        return None  # a name defined twice: "# Original code" and "# Fixed code", say
-    if not now.definitions or any((d.kind, d.name) not in names for d in now.definitions):
-        return None
-    if parsed.outline.other_statements < now.other_statements:
-        return None
-    if _has_placeholder(parsed.raw):
-        return None
-    filled = file.filled
-    if (
-        _filled(parsed.raw) < len(filled)
-        and parsed.raw[-1].strip() != file.lines[filled[-1]].strip()
-    ):
-        return None  # it stops before the file's end
-    shown = Counter(line.strip() for line in parsed.raw if line.strip())
-    if sum((file.counts & shown).values()) < WHOLE_FILE_SHARE * len(filled):
-        return None
-    if any(line.strip() and not line.startswith(parsed.base) for line in parsed.raw):
-        return None
-    lines = tuple(line[len(parsed.base) :] for line in parsed.raw)
-    return Replace(
-        filled[0], filled[-1], tuple(line.rstrip() if line.strip() else "" for line in lines)
-    )
+def partial_class(unit: Definition, target: Definition, raw: list[str]) -> bool:
+    """The class is shown with some of its methods (or a nested class's) left out or standing
+    in placeholders (an empty body where the file's method has code: an abstract method empty
+    in both is shown whole)."""
+    shown = {(c.kind, c.name): c for c in unit.children}
+    if any((c.kind, c.name) not in shown for c in target.children):
+        return True
+    if len(unit.other_statements) < len(target.other_statements):
+        return True  # its attributes left out
+    for child in target.children:
+        block = shown[(child.kind, child.name)]
+        if block.empty_body and not child.empty_body:
+            return True
+        if child.kind == "class" and partial_class(block, child, raw):
+            return True
+    own = set(range(unit.start, unit.end + 1))
+    for child in unit.children:
+        own -= set(range(child.start, child.end + 1))
+    return any(is_placeholder(raw[i]) for i in own)
 
 
 def by_definitions(
@@ -115,15 +108,15 @@ class _Placer:
         guarded: Scope | None = None,
     ) -> list[Replace] | Miss:
         """Each of `units` placed over its namesake in `scope` (else in `guarded`); the last of
-        a name counts."""
-        last = {(u.kind, u.name): u for u in units}
+        a name counts (a property's getter, setter and deleter are three names)."""
+        last = {self.key(u): u for u in units}
         replaces: list[Replace] = []
         skipped = 0
         for unit in units:
             placed = self.unit(unit, scope, guarded or {})
             if isinstance(placed, Miss):
                 return placed
-            if last[(unit.kind, unit.name)] is not unit:
+            if last[self.key(unit)] is not unit:
                 if any(r.changes(self.file) for r in placed):
                     return Miss(prompts.defined_twice_in_block(_label(unit)))
                 continue  # the code as it is now, quoted before its fix
@@ -133,17 +126,24 @@ class _Placer:
             return Miss(prompts.placeholder(_label(units[0])))
         return replaces
 
+    def key(self, unit: Definition) -> tuple[Kind, str, str]:
+        return unit.kind, unit.name, _accessor(self.block.raw[unit.start : unit.header])
+
     def unit(self, unit: Definition, scope: Scope, guarded: Scope) -> list[Replace] | Miss:
         target = self.target(unit, scope, guarded)
         if isinstance(target, Miss):
             return target
         if self.placeholder_only(unit, target):
             return []
-        if unit.kind == "class" and self.partial(unit, target):
+        if unit.kind == "class" and partial_class(unit, target, self.block.raw):
             if any(s not in target.other_statements for s in unit.other_statements):
                 return Miss(prompts.class_changed_outside_methods(_label(unit)))
-            return self.units(unit.children, named(target.children, nested=False))
-        if self.has_placeholder(unit, target):
+            placed = self.units(unit.children, named(target.children, nested=False))
+            header = self.class_header(unit, target)
+            if isinstance(placed, Miss) or header is None:
+                return placed
+            return [header, *placed]
+        if self.leaves_code_out(unit, target):
             return Miss(prompts.placeholder(_label(unit)))
         if self.cut_short(unit, target):
             return Miss(prompts.cut_short(_label(unit)))
@@ -163,12 +163,29 @@ class _Placer:
             if len(exact) != 1:
                 exact = self.implementation(unit, found)
             if len(exact) != 1:
+                exact = self.same_accessor(unit, found)
+            if len(exact) != 1:
                 lines = [d.header + 1 for d in found]
                 return Miss(prompts.defined_more_than_once(_label(unit), self.shown, lines), True)
             found = exact
         if not found:
             return Miss(prompts.not_defined(_label(unit), self.shown))
+        if self.function_for_method(unit, found[0]):
+            first, line = unit.first_parameter, found[0].header + 1
+            return Miss(prompts.function_for_method(_label(unit), first, self.shown, line))
         return found[0]
+
+    def function_for_method(self, unit: Definition, target: Definition) -> bool:
+        """A function of the block's top level without `self`/`cls` whose one namesake in
+        the file is a method taking one: a new helper `def parse(text)` replaced
+        `Parser.parse(self, text)`, and the block's other functions calling `parse` raised
+        NameError (reader probe, 7 December 2026). A method shown alone keeps its `self`."""
+        return (
+            unit.kind == "def"
+            and target.first_parameter in METHOD_FIRST_PARAMETERS
+            and unit.first_parameter not in METHOD_FIRST_PARAMETERS
+            and unit in self.block.outline.definitions
+        )
 
     def implementation(self, unit: Definition, found: list[Definition]) -> list[Definition]:
         """Of a function the file declares with `@overload` stubs before its one
@@ -180,15 +197,24 @@ class _Placer:
             return []
         return [d for d in found if not _overload(self.file.lines[d.start : d.header])]
 
+    def same_accessor(self, unit: Definition, found: list[Definition]) -> list[Definition]:
+        """Of a property's getter, setter and deleter (one name), the one `unit`'s decorators
+        say it is (`@property`, `@celsius.setter`, `@celsius.deleter`); none when they say
+        none of those: a deleter shown without its decorator is no getter."""
+        role = _accessor(self.block.raw[unit.start : unit.header])
+        if not role:
+            return []
+        return [d for d in found if _accessor(self.file.lines[d.start : d.header]) == role]
+
     def placeholder_only(self, unit: Definition, target: Definition) -> bool:
         """A body of only `...`/`pass` (and comments) where the file has real code: shown to
         stand for the code as it is (a class's other methods, say)."""
         return unit.empty_body and not target.empty_body
 
-    def has_placeholder(self, unit: Definition, target: Definition) -> bool:
+    def leaves_code_out(self, unit: Definition, target: Definition) -> bool:
         if unit.ellipses > target.ellipses:
             return True
-        return _has_placeholder(self.block.raw[unit.start : unit.end + 1])
+        return has_placeholder(self.block.raw[unit.start : unit.end + 1])
 
     def cut_short(self, unit: Definition, target: Definition) -> bool:
         """The block stops before the definition's end: shorter than the file's, ending on
@@ -203,19 +229,42 @@ class _Placer:
         last_shown, last_now = self.block.raw[unit.end], self.file.lines[target.end]
         return shown < now and last_shown.strip() != last_now.strip()
 
-    def partial(self, unit: Definition, target: Definition) -> bool:
-        """The class is shown with some of its methods left out or standing in placeholders."""
-        shown = {(c.kind, c.name) for c in unit.children}
-        if any((c.kind, c.name) not in shown for c in target.children):
-            return True
-        if len(unit.other_statements) < len(target.other_statements):
-            return True  # its attributes left out
-        if any(c.empty_body for c in unit.children):
-            return True
-        own = set(range(unit.start, unit.end + 1))
-        for child in unit.children:
-            own -= set(range(child.start, child.end + 1))
-        return any(_PLACEHOLDER.search(self.block.raw[i]) for i in own)
+    def class_header(self, unit: Definition, target: Definition) -> Replace | None:
+        """A partly shown class's `class` line (and decorators, when the block has some) where
+        they add to the file's: placing only its methods dropped a new base class, and the
+        `super().__init__(message)` the block added then called `object` (reader probe, 7
+        December 2026). None when they add nothing (a block that writes `class AppError:` for
+        the file's `class AppError(Exception):` shows the class in short, and leaves it), or
+        cannot move to the file's depth."""
+        unit_body, target_body = _first_body_line(unit), _first_body_line(target)
+        if unit_body <= unit.header or target_body <= target.header:
+            return None  # a one-line class (`class A(B): pass`): no lines of its own to compare
+        raw, lines = self.block.raw, self.file.lines
+        lo = target.start if unit.decorated else target.header
+        shown = raw[(unit.start if unit.decorated else unit.header) : unit_body]
+        now = lines[lo:target_body]
+        shown = shown[: _header_end(shown, len(shown) - (unit_body - unit.header), len(shown)) + 1]
+        now = now[: _header_end(now, len(now) - (target_body - target.header), len(now)) + 1]
+        if not _adds_to(shown, now):
+            return None
+        top = len(shown)
+        moved = shifted(shown, self.block.indent(unit), indent_of(lines[target.header]), top)
+        return None if moved is None else Replace(lo, lo + len(now) - 1, moved)
+
+    def kinds_left_out(self, unit: Definition, target: Definition) -> list[str]:
+        """The file's `@staticmethod`/`@classmethod` lines a decorated block leaves out: its
+        decorators replace the file's, and a method shown out of its class (`@lru_cache` on
+        `fib`) dropped the `@staticmethod` above them (reader probe, 7 December 2026)."""
+        if not unit.decorated or not target.decorated:
+            return []
+        shown = {line.strip() for line in self.block.raw[unit.start : unit.header]}
+        if shown & _METHOD_KINDS or unit.first_parameter != target.first_parameter:
+            return []  # the block says what kind it is, or makes it another (`self` added)
+        return [
+            line
+            for line in self.file.lines[target.start : target.header]
+            if line.strip() in _METHOD_KINDS
+        ]
 
     def replace(self, unit: Definition, target: Definition) -> list[Replace] | Miss:
         """`target` replaced by `unit` moved to its depth, keeping the decorators and the
@@ -237,10 +286,38 @@ class _Placer:
                     while doc_hi + 1 < target.end and not self.file.lines[doc_hi + 1].strip():
                         doc_hi += 1
                 kept[at:at] = self.file.lines[doc_lo : doc_hi + 1]
-        return [Replace(lo, target.end, tuple(kept))]
+        return [Replace(lo, target.end, (*self.kinds_left_out(unit, target), *kept))]
 
 
-def _header_end(lines: list[str], header: int, body: int) -> int:
+def _adds_to(shown: list[str], now: list[str] | tuple[str, ...]) -> bool:
+    """Whether the class header `shown` (decorators and `class` line) has every base, keyword
+    and decorator of the header `now` and more: what it leaves out it shows in short."""
+    mine, theirs = _class_parts(shown), _class_parts(now)
+    return mine is not None and theirs is not None and mine > theirs
+
+
+def _class_parts(header: list[str] | tuple[str, ...]) -> frozenset[str] | None:
+    """The decorators, bases and keywords of a class header, each as code; None when the
+    header does not parse as one."""
+    lines = [line.strip() for line in header]
+    try:
+        module = parse("\n".join([*lines, "    pass"]))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    node = module.body[0] if len(module.body) == 1 else None
+    if not isinstance(node, ast.ClassDef):
+        return None
+    parts = [*node.decorator_list, *node.bases, *node.keywords]
+    return frozenset(f"{type(part).__name__}:{ast.unparse(part)}" for part in parts)
+
+
+def _first_body_line(unit: Definition) -> int:
+    """The first line of a definition's body, a decorator of its first method included (`ast`
+    starts a decorated definition at its `def` line)."""
+    return min([unit.body, *(child.start for child in unit.children)])
+
+
+def _header_end(lines: list[str] | tuple[str, ...], header: int, body: int) -> int:
     """The last line of a definition's header: the last line before its body that is neither
     blank nor a comment (a signature may span lines)."""
     return max(
@@ -277,7 +354,7 @@ def by_headers(parsed: ParsedBlock, file: FileText, shown: str) -> list[Replace]
                 return Miss(prompts.defined_more_than_once(label, shown, numbers), True)
             return Miss(prompts.not_defined(label, shown))
         at = found[0]
-        if _has_placeholder(parsed.raw[unit.start : unit.end + 1]):
+        if has_placeholder(parsed.raw[unit.start : unit.end + 1]):
             return Miss(prompts.placeholder(_label(unit)))
         lines = parsed.raw[unit.start : unit.end + 1]
         moved = shifted(
@@ -319,8 +396,14 @@ def _filled(lines: list[str] | tuple[str, ...]) -> int:
     return sum(1 for line in lines if line.strip())
 
 
-def _has_placeholder(lines: list[str]) -> bool:
-    return any(_PLACEHOLDER.search(line) for line in lines)
+def _accessor(decorators: list[str] | tuple[str, ...]) -> str:
+    """`property`, `setter` or `deleter` for a property's accessor (`@property`,
+    `@name.setter`, `@name.deleter`), else ""."""
+    for line in decorators:
+        found = _ACCESSOR.match(line)
+        if found is not None:
+            return found.group(1) or found.group(2)
+    return ""
 
 
 def _overload(decorators: list[str] | tuple[str, ...]) -> bool:

@@ -81,11 +81,15 @@ def _placed(parsed: ParsedBlock, now: Outline, once: dict[str, Statement]) -> li
     if imports:
         inserts.setdefault(_import_point(now), []).extend(imports)
     if constants:
+        written = [line for statement in constants for line in _lines(parsed, statement)]
         at = _constant_point(now)
-        if at == 0 and now.definitions:
-            constants.extend(("", ""))  # the file starts with a definition: keep it apart
-        inserts.setdefault(at, []).extend(constants)
-    replaces.extend(Replace(at, at - 1, tuple(lines)) for at, lines in inserts.items())
+        after = _after_definitions_read(now, constants)
+        if after is not None and after > at:
+            at, written = after, ["", "", *written]  # two blank lines below the definition
+        elif at == 0 and now.definitions:
+            written.extend(("", ""))  # the file starts with a definition: keep it apart
+        inserts.setdefault(at, []).extend(written)
+    replaces.extend(Replace(at, at - 1, tuple(inserted)) for at, inserted in inserts.items())
     return replaces
 
 
@@ -114,18 +118,29 @@ def _lines(parsed: ParsedBlock, statement: Statement) -> tuple[str, ...]:
     return tuple(line[len(base) :] if line.startswith(base) else line for line in raw)
 
 
-def _new_constants(parsed: ParsedBlock, assignments: list[Statement], now: Outline) -> list[str]:
-    """The lines of `assignments` that bind a name the file outlined `now` does not and the
-    block's definitions read (the block parsed again only when there is such an assignment:
-    most blocks have none)."""
+def _new_constants(
+    parsed: ParsedBlock, assignments: list[Statement], now: Outline
+) -> list[Statement]:
+    """The `assignments` that bind a name the file outlined `now` does not and the block's
+    definitions read (the block parsed again only when there is such an assignment: most
+    blocks have none)."""
     if not assignments or not parsed.outline.definitions:
         return []
     read = names_read_from_module(parsed.raw)
-    lines: list[str] = []
-    for statement in assignments:
-        if statement.assigns in read and statement.assigns not in now.top_level_names:
-            lines.extend(_lines(parsed, statement))
-    return lines
+    return [
+        statement
+        for statement in assignments
+        if statement.assigns in read and statement.assigns not in now.top_level_names
+    ]
+
+
+def _after_definitions_read(now: Outline, constants: list[Statement]) -> int | None:
+    """The line after the last of the file's top-level definitions the new constants read, or
+    None: `HANDLERS = {"add": handle_add}` put above `def handle_add` raised NameError on
+    import (reader probe, 7 December 2026)."""
+    read = frozenset().union(*(statement.reads for statement in constants))
+    ends = [d.end for d in now.definitions if d.name in read]
+    return max(ends) + 1 if ends else None
 
 
 def _constant_point(now: Outline) -> int:

@@ -85,7 +85,9 @@ def anchors(block: list[str], file: FileText, shown: str, python: bool) -> list[
             return Miss(prompts.comments_only(shown))
         return Miss(prompts.anchors_missing(shown))
     lo, hi = firsts[0], lasts[0]
-    if not _alike(list(file.lines[lo : hi + 1]), block):
+    if not _alike(list(file.lines[lo : hi + 1]), block) or (
+        python and _drops_a_header(list(file.stripped[lo : hi + 1]), block)
+    ):
         return Miss(prompts.anchors_unlike(lo + 1, hi + 1, shown))
     move = _width(file.lines[lo]) - _width(block[0])
     if move and python and _loose_lines(block):
@@ -162,6 +164,18 @@ def _alike(now: list[str], block: list[str]) -> bool:
     shown = Counter(line.strip() for line in block if line.strip())
     dropped = sum((had - shown).values())
     return _dice(had, shown) >= ANCHOR_LIKENESS and dropped <= max(2, sum(had.values()) // 4)
+
+
+#: A Python line that opens a definition.
+_HEADER = re.compile(r"(async\s+)?(def|class)\s")
+
+
+def _drops_a_header(now: list[str], block: list[str]) -> bool:
+    """The span between the anchors holds a `def`/`class` line the block does not: a fixed
+    last line equal to a line of the next function ran the span on into it, and its header
+    went with the few dropped lines `_alike` allows (reader probe, 7 December 2026)."""
+    shown = {line.strip() for line in block}
+    return any(_HEADER.match(line) and line not in shown for line in now)
 
 
 def _width(line: str) -> int:

@@ -64,6 +64,14 @@ def would_not_parse(shown: str, error: SyntaxError) -> str:
     return f"with it, {shown} would not parse ({error.msg}, line {error.lineno})"
 
 
+def function_for_method(label: str, first: str | None, shown: str, line: int) -> str:
+    takes = f"takes `{first}`" if first else "takes no parameter"
+    return (
+        f"{label} {takes}, but the one of that name in {shown} is a method (line {line}); "
+        "to change the method, show it inside its class"
+    )
+
+
 def method_at_top(name: str, first: str, shown: str) -> str:
     return (
         f"{name} takes `{first}`: it is a method, yet it would stand outside any class in {shown}; "
@@ -97,6 +105,13 @@ def anchors_shifted(shown: str) -> str:
 
 def numbers_disagree(shown: str) -> str:
     return f"its copied line numbers do not match the lines they number in {shown}"
+
+
+def partly_taken_back(shown: str) -> str:
+    return (
+        f"a later code block shows part of what an earlier one changes in {shown} as it is now, "
+        "so which code you mean is not clear; send the corrected code once, without the old"
+    )
 
 
 def blocks_disagree(shown: str) -> str:

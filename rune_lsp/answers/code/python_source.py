@@ -18,6 +18,8 @@ from typing import Literal
 from rune_lsp.python_parse import compile_check, parse
 
 Kind = Literal["def", "class"]
+#: The first parameter of a method, by convention: a function taking one is a method.
+METHOD_FIRST_PARAMETERS = frozenset({"self", "cls"})
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _Node = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -57,6 +59,8 @@ class Statement:
     assigns: str | None
     imports: bool  # an `import` or `from ... import`
     docstring: bool  # the module's docstring
+    #: The names it reads (`HANDLERS = {"add": handle_add}` reads `handle_add`).
+    reads: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -188,6 +192,11 @@ def _statement(statement: ast.stmt, lines: list[str], *, docstring: bool) -> Sta
         assigns=assigns,
         imports=isinstance(statement, ast.Import | ast.ImportFrom),
         docstring=docstring,
+        reads=frozenset(
+            node.id
+            for node in ast.walk(statement)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+        ),
     )
 
 

@@ -33,12 +33,13 @@ from rune_lsp.answers.code.by_text import Miss
 from rune_lsp.answers.code.fences import Fence, answer_blocks, speaks
 from rune_lsp.answers.code.layout import layout_only
 from rune_lsp.answers.code.placing import Block, place
-from rune_lsp.answers.code.python_source import Outline, outline, parse_error
-from rune_lsp.answers.code.spans import FileText, Replace, disjoint, minimal_edit
-
-#: The first parameter of a method, by convention: a top-level function taking one is a
-#: method shown out of its class.
-_METHOD_SELF = frozenset({"self", "cls"})
+from rune_lsp.answers.code.python_source import (
+    METHOD_FIRST_PARAMETERS,
+    Outline,
+    outline,
+    parse_error,
+)
+from rune_lsp.answers.code.spans import FileText, Replace, agreeing, disjoint, minimal_edit
 
 
 @dataclass(frozen=True)
@@ -164,9 +165,13 @@ class _FileReading:
         if ambiguous is not None:
             return cls(path, refusal=prompts.refusal(ambiguous.reason, path))
         replaces = _last_word(placements, file)
+        if replaces is None:
+            return cls(path, refusal=prompts.refusal(prompts.partly_taken_back(shown), path))
         if not replaces:
             return cls(path, miss=misses[0].reason if misses and not placements else None)
         merged = disjoint(replaces)
+        if merged is None:
+            merged = agreeing(replaces, file)
         if merged is None:
             return cls(path, refusal=prompts.refusal(prompts.blocks_disagree(shown), path))
         after = file.spliced(merged)
@@ -188,27 +193,52 @@ class _FileReading:
         return cls(path, edit=FileEdit(path, old_text, new_text, relaid))
 
 
-def _last_word(placements: list[list[Replace]], file: FileText) -> list[Replace]:
+def _last_word(placements: list[list[Replace]], file: FileText) -> list[Replace] | None:
     """The changes the answer stands by: a change to lines that a later block shows as they are
     now is withdrawn ("I changed ```old``` into ```new```" after the fix landed), while the
-    current code quoted before a change ("the bug is here: ```...```") leaves it standing.
-    Read from the last block back, with the spans shown unchanged so far kept as a sorted union
-    of intervals: linear in the blocks, however many there are."""
+    current code quoted before a change ("the bug is here: ```...```") leaves it standing, and
+    so do lines quoted as they are where a later block changes them again (the "before" of a
+    before/after pair below the fix). None when a later quote takes back part of a block's
+    changes and not the rest: a fix of `helper`'s signature and of its caller, then the old
+    call quoted, kept the signature alone, a diff whose every call raised TypeError (reader
+    probe, 7 December 2026); which code is meant is not known. Read from the last block back,
+    with the spans seen so far kept as sorted unions of intervals: linear in the blocks."""
     kept: list[Replace] = []
-    starts: list[int] = []  # the union's intervals, disjoint and in order
-    ends: list[int] = []
+    shown_as_is, changed_later = _Spans(), _Spans()
     for placed in reversed(placements):
+        changing = [replace for replace in placed if replace.changes(file)]
+        taken_back = [shown_as_is.overlaps(replace) for replace in changing]
+        if any(taken_back) and not all(taken_back):
+            return None
+        if not any(taken_back):
+            kept.extend(changing)
         for replace in placed:
-            at = bisect_left(ends, replace.lo)  # the first interval not wholly before it
-            shown_later = at < len(starts) and starts[at] <= replace.hi
-            if replace.changes(file) and not shown_later:
-                kept.append(replace)
-        for replace in placed:
-            if not replace.changes(file):
-                lo, hi = bisect_left(ends, replace.lo), bisect_right(starts, replace.hi)
-                merged = (min([replace.lo, *starts[lo:hi]]), max([replace.hi, *ends[lo:hi]]))
-                starts[lo:hi], ends[lo:hi] = [merged[0]], [merged[1]]
+            if replace in changing:
+                changed_later.add(replace)
+            elif not changed_later.overlaps(replace):
+                # Not the "before" of a before/after pair ("I changed ```old``` into ```new```"
+                # below the fix): that quote withdraws nothing.
+                shown_as_is.add(replace)
     return kept
+
+
+class _Spans:
+    """A union of line spans, kept as sorted disjoint intervals: adding one and asking whether
+    a span meets the union cost a bisection each, so reading thousands of blocks is linear."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def overlaps(self, replace: Replace) -> bool:
+        at = bisect_left(self.ends, replace.lo)  # the first interval not wholly before it
+        return at < len(self.starts) and self.starts[at] <= replace.hi
+
+    def add(self, replace: Replace) -> None:
+        starts, ends = self.starts, self.ends
+        lo, hi = bisect_left(ends, replace.lo), bisect_right(starts, replace.hi)
+        merged = (min([replace.lo, *starts[lo:hi]]), max([replace.hi, *ends[lo:hi]]))
+        starts[lo:hi], ends[lo:hi] = [merged[0]], [merged[1]]
 
 
 def _new_method_at_top(now: Outline | None, later: Outline | None) -> tuple[str, str] | None:
@@ -221,7 +251,7 @@ def _new_method_at_top(now: Outline | None, later: Outline | None) -> tuple[str,
         return None
     had = {unit.name for unit in now.definitions}
     for unit in later.definitions:
-        if unit.first_parameter in _METHOD_SELF and unit.name not in had:
+        if unit.first_parameter in METHOD_FIRST_PARAMETERS and unit.name not in had:
             return unit.name, unit.first_parameter
     return None
 

@@ -4,7 +4,9 @@ that makes them: every line outside the replaced spans is kept byte for byte."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import cached_property
 from itertools import pairwise
 
@@ -145,17 +147,80 @@ def disjoint(replaces: list[Replace]) -> list[Replace] | None:
     return unique
 
 
-def minimal_edit(before: str, after: str) -> tuple[str, str]:
-    """(old_text, new_text) turning `before` into `after`: the changed lines only, widened by
-    whole lines of context until `old_text` occurs exactly once in `before`."""
-    old = split_lines(before)
-    new = split_lines(after)
+def agreeing(replaces: list[Replace], file: FileText) -> list[Replace] | None:
+    """Overlapping replacements where the widest already makes each change of the others, as
+    that one; None when two overlap otherwise. The fixed function, then "here is the complete
+    file" with the same fix, was refused as two blocks disagreeing, and so was a fix followed
+    by "I changed ```old``` into ```new```" (reader probe, 7 December 2026). Each group of
+    overlapping ones must be one that spans the group and others inside it, each of whose
+    changed lines the wide one has in the same place (`_made_by`)."""
+    unique = sorted(set(replaces), key=lambda r: (r.lo, -r.hi))
+    groups: list[list[Replace]] = []
+    end = -1  # the last line of the group so far
+    for replace in unique:
+        if groups and replace.lo <= end:
+            groups[-1].append(replace)
+            end = max(end, replace.hi)
+        else:
+            groups.append([replace])
+            end = replace.hi
+    kept: list[Replace] = []
+    for wide, *others in groups:
+        if any(r.hi > wide.hi or not _made_by(wide, r, file) for r in others):
+            return None
+        kept.append(wide)
+    return kept
+
+
+def _made_by(wide: Replace, narrow: Replace, file: FileText) -> bool:
+    """Whether `wide` makes `narrow`'s change: the lines `narrow` changes (its common first and
+    last lines with the file left out) map, through the diff of the file's lines to `wide`'s,
+    onto exactly the lines `narrow` puts there."""
+    base = [line.rstrip() for line in file.lines[wide.lo : wide.hi + 1]]
+    ours = [line.rstrip() for line in wide.lines]
+    old = [line.rstrip() for line in file.lines[narrow.lo : narrow.hi + 1]]
+    new = [line.rstrip() for line in narrow.lines]
+    head, tail = _common_ends(old, new)
+    lo, hi = narrow.lo - wide.lo + head, narrow.hi - wide.lo + 1 - tail  # base[lo:hi] changes
+    codes = SequenceMatcher(None, base, ours, autojunk=False).get_opcodes()
+    start, stop = _mapped(codes, lo, after=False), _mapped(codes, hi, after=True)
+    made = new[head : len(new) - tail]
+    return start is not None and stop is not None and ours[start:stop] == made
+
+
+def _mapped(codes: Sequence[tuple[str, int, int, int, int]], at: int, *, after: bool) -> int | None:
+    """Where the gap before line `at` of the file's lines falls in the new lines: a change's
+    start is mapped by what ends there, its end by what starts there; None inside a change."""
+    for tag, i1, i2, j1, _ in codes:  # unchanged lines first: an insert at `at` is no end
+        if tag == "equal" and (i1 <= at < i2 if after else i1 < at <= i2):
+            return j1 + at - i1
+    for tag, i1, i2, j1, j2 in codes:
+        if tag != "equal" and at == (i1 if after else i2):
+            return j1 if after else j2
+    if not after and at == 0:
+        return 0
+    if after and codes and at == codes[-1][2]:
+        return codes[-1][4]
+    return None
+
+
+def _common_ends(old: list[str], new: list[str]) -> tuple[int, int]:
+    """How many first and last lines `old` and `new` share (never counting a line twice)."""
     head = 0
     while head < min(len(old), len(new)) and old[head] == new[head]:
         head += 1
     tail = 0
     while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
         tail += 1
+    return head, tail
+
+
+def minimal_edit(before: str, after: str) -> tuple[str, str]:
+    """(old_text, new_text) turning `before` into `after`: the changed lines only, widened by
+    whole lines of context until `old_text` occurs exactly once in `before`."""
+    old = split_lines(before)
+    new = split_lines(after)
+    head, tail = _common_ends(old, new)
     lo, old_hi, new_hi = head, len(old) - tail, len(new) - tail
     while True:
         old_text, new_text = _unended("".join(old[lo:old_hi]), "".join(new[lo:new_hi]))
