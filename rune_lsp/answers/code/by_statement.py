@@ -30,7 +30,12 @@ from __future__ import annotations
 from collections import Counter
 
 from rune_lsp.answers.code.by_definition import ParsedBlock
-from rune_lsp.answers.code.python_source import Outline, Statement, names_read_from_module
+from rune_lsp.answers.code.python_source import (
+    Outline,
+    Statement,
+    names_read,
+    names_read_from_module,
+)
 from rune_lsp.answers.code.spans import Replace
 
 
@@ -83,7 +88,7 @@ def _placed(parsed: ParsedBlock, now: Outline, once: dict[str, Statement]) -> li
     if constants:
         written = [line for statement in constants for line in _lines(parsed, statement)]
         at = _constant_point(now)
-        after = _after_definitions_read(now, constants)
+        after = _after_definitions_read(now, written)
         if after is not None and after > at:
             at, written = after, ["", "", *written]  # two blank lines below the definition
         elif at == 0 and now.definitions:
@@ -134,11 +139,11 @@ def _new_constants(
     ]
 
 
-def _after_definitions_read(now: Outline, constants: list[Statement]) -> int | None:
-    """The line after the last of the file's top-level definitions the new constants read, or
-    None: `HANDLERS = {"add": handle_add}` put above `def handle_add` raised NameError on
-    import (reader probe, 7 December 2026)."""
-    read = frozenset().union(*(statement.reads for statement in constants))
+def _after_definitions_read(now: Outline, constants: list[str]) -> int | None:
+    """The line after the last of the file's top-level definitions the new constants (their
+    lines) read, or None: `HANDLERS = {"add": handle_add}` put above `def handle_add` raised
+    NameError on import (reader probe, 7 December 2026)."""
+    read = names_read(constants)
     ends = [d.end for d in now.definitions if d.name in read]
     return max(ends) + 1 if ends else None
 
