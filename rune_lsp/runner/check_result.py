@@ -125,16 +125,33 @@ def _shown(output: str) -> str:
 # -q; "in 0.12 seconds" before pytest 5). A summary line only: ruff's "Found 1 error." and
 # mypy's "Found 3 errors in 1 file" count no tests.
 # A category may be two words: pytest 9's "-q" adds "3 subtests passed".
-_PYTEST_SUMMARY = re.compile(
-    r"^=*\s*(\d+ [a-z]+(?: [a-z]+)?(?:, \d+ [a-z]+(?: [a-z]+)?)*)"
-    r" in \d+(?:\.\d+)?\s?(?:s|seconds)\b.*$"
-)
+_TALLIES = r"\d+ [a-z]+(?: [a-z]+)?(?:, \d+ [a-z]+(?: [a-z]+)?)*"
+_TOOK = r" in \d+(?:\.\d+)?\s?(?:s|seconds)\b"
+_PYTEST_SUMMARY = re.compile(rf"^=*\s*({_TALLIES}){_TOOK}.*$")
 _PYTEST_COUNTS = re.compile(r"(?:^|, )(\d+) (failed|errors?)\b")
 # "!!! Interrupted: 1 error during collection !!!": a module that does not import.
 _COLLECTION_ERRORS = re.compile(r"Interrupted: \d+ errors? during collection")
 # unittest's: "FAILED (failures=2, errors=1)"; not its "expected failures=2".
 _UNITTEST_SUMMARY = re.compile(r"^FAILED \((.*)\)$")
 _UNITTEST_COUNTS = re.compile(r"(?:^|, )(failures|errors)=(\d+)")
+
+
+# What changes from one run of the same check on the same code to the next: pytest's and
+# unittest's durations ("3 failed in 0.51s", "Ran 3 tests in 0.001s") and objects' addresses in
+# reprs ("<Cart object at 0x7f3a2c1b9d90>"). None of it tells the model anything, and a request
+# that differs by them differs from every earlier one: the server's prompt cache is lost, and
+# the bench's runs at a fixed seed part at the first check (docs/performance.md "Rerun it").
+_DURATION = re.compile(
+    rf"^(?P<head>=*\s*{_TALLIES}){_TOOK}(?: \(\d+:\d\d:\d\d\))?|^(?P<ran>Ran \d+ tests?){_TOOK}",
+    re.MULTILINE,
+)
+_ADDRESS = re.compile(r"\b0x[0-9a-f]{8,16}\b")
+
+
+def steady(output: str) -> str:
+    """The check's output without what differs between two runs of it on the same code."""
+    output = _DURATION.sub(lambda m: m.group("head") or m.group("ran"), output)
+    return _ADDRESS.sub("0x…", output)
 
 
 def count_failures(output: str, exit_code: int | None) -> int | None:

@@ -22,6 +22,7 @@ from rune_lsp.runner.check_result import (
     cannot_run,
     could_not_start,
     count_failures,
+    steady,
 )
 from rune_lsp.runner.spectrum import Spectrum
 from rune_lsp.store.receipt import CheckRecord
@@ -177,10 +178,11 @@ class CheckFeed:
 
 
 def report_of(check: CheckOutcome) -> CheckReport:
-    """The check as the loop hands it to the model: the tail of its output that matters."""
+    """The check as the loop hands it to the model: the tail of its output that matters, the
+    same for two runs on the same code (`check_result.steady`)."""
     record = check.record
     parts = [part.strip("\n") for part in (record.stdout_tail, record.stderr_tail)]
-    output = "\n".join(part for part in parts if part.strip())
+    output = steady("\n".join(part for part in parts if part.strip()))
     return CheckReport(
         command=record.command,
         exit_code=record.exit_code,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rune_lsp.runner.check_result import CheckCannotRunError, cannot_run
+from rune_lsp.runner.check_result import CheckCannotRunError, cannot_run, steady
 from rune_lsp.runner.verify import CheckFeed, ShellVerifier
 from rune_lsp.store.receipt import CheckRecord
 from tests.loop.fakes import ScriptedModel, answer
@@ -125,3 +125,9 @@ async def test_the_first_check_runs_once_for_the_driver_and_the_loop(rig: Rig) -
 
     assert _read(str(counter)) == "x"
     assert "failed (exit 1) on the current code" in model.calls[0].messages[1].content
+
+
+def test_steady_keeps_what_is_about_the_code() -> None:
+    said = "Ran 3 tests in 0.001s\nFAILED (failures=1)\nFound 3 errors in 1 file\nx = 0x1f"
+
+    assert steady(said) == "Ran 3 tests\nFAILED (failures=1)\nFound 3 errors in 1 file\nx = 0x1f"

@@ -132,6 +132,24 @@ def test_the_workspace_checks_report_counts_its_failing_tests() -> None:
     assert "2 failed, 3 passed" in report.output
 
 
+def test_the_model_is_shown_the_same_output_for_two_runs_of_the_same_failure() -> None:
+    # The durations and addresses differ from run to run; the request must not (the server's
+    # prompt cache, and reruns of the bench at a fixed seed).
+    def run(took: str, address: str) -> str:
+        return (
+            f"FAILED tests/test_cart.py::test_total - assert <Cart object at {address}> == 3\n"
+            f"========== 1 failed, 2 passed in {took} ==========\n"
+        )
+
+    first = report_of(_outcome(run("0.51s", "0x7f3a2c1b9d90"), 1))
+    second = report_of(_outcome(run("12.30s (0:00:12)", "0x7f0011223344"), 1))
+
+    assert first.output == second.output
+    assert "========== 1 failed, 2 passed ==========" in first.output
+    assert "<Cart object at 0x…>" in first.output
+    assert first.failures == second.failures == 1
+
+
 def test_a_check_whose_output_counts_no_tests_reports_none() -> None:
     linter = "calc.py:1:1: F401 [*] `os` imported but unused\nFound 1 error.\n"
 
