@@ -4,7 +4,9 @@
 numbers (the tier that took 206 s in process before), a 400-line answer holding a whole
 40-function file, a 1 MB answer on one line (prose, and a fence opening followed by spaces: the
 line the old opening regex backtracked on for 8.3 s at 30 KB), a block line of 20,000 `#`
-(the placeholder pattern's old worst case, 13 s), and answers of thousands of
+(the placeholder pattern's old worst case, 13 s), a block of a file of alike lines (1.3 s
+before), the fixed function then the whole file, a whole file over one whose lines end in
+spaces, and answers of thousands of
 small blocks (no target: some 50 microseconds a block, and one `ast.parse` for a block that
 defines something). Also the split of the property test's random answers
 (tests/answers/code/random_answers.py): placed exactly / refused / wrong.
@@ -120,6 +122,21 @@ def run(quick: bool) -> Section:
         "```python\ndef step_2(a, b):\n    return a  " + "# " * 10_000 + "\n```\n"
     )
     rows += reading_rows("a block line of 20,000 #", whole_file, hashes, ANSWER_TARGET_MS, repeats)
+    # A file of 4,800 alike lines and a block of them at another depth: the block's text occurs
+    # at every line, and checking each place line by line took 1.3 s.
+    alike = "    x = 1\n" * 4_800
+    misfit = "```python\nx = 1\n" + "        x = 1\n" * 2_399 + "```\n"
+    rows += reading_rows("4,800 alike lines, the block deeper", alike, misfit, None, repeats)
+    # The fixed function, then the whole file with the same fix: two overlapping placements
+    # that agree (`spans.agreeing` aligns them).
+    first = whole_file.split("\n\n\n", 1)[0].replace("return total - b", "return total + b")
+    both = f"```python\n{first}\n```\n{whole}"
+    rows += reading_rows("the fixed function, then the whole file", whole_file, both, None, repeats)
+    # Every line of the file ends in a space, and the whole file comes back with two lines
+    # changed far apart: the lines between keep their spaces (aligned, `spans.FileText`).
+    spaced = "".join(f"{line} \n" if line else "\n" for line in whole_file.split("\n")[:-1])
+    far = whole.replace("* 38\n", "* 388\n")
+    rows += reading_rows("a whole file, its trailing spaces kept", spaced, far, None, repeats)
     # Thousands of small blocks, each read against the file: the per-block work is the block's.
     piece = "```python\ndef step_1(a, b):\n    return a\n```\nand\n```python\n    total = a\n```\n"
     rows += reading_rows(

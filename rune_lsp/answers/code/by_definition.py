@@ -15,9 +15,10 @@ replacing the file's definition of that name, exactly over its extent (the whole
 
 from __future__ import annotations
 
-import ast
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
+from functools import cached_property
 
 from rune_lsp.answers.code import prompts
 from rune_lsp.answers.code.by_text import Miss
@@ -27,12 +28,12 @@ from rune_lsp.answers.code.python_source import (
     Definition,
     Kind,
     Outline,
+    class_header_parts,
     named,
     outline,
     parse_error,
 )
 from rune_lsp.answers.code.spans import FileText, Replace, disjoint, indent_of, shifted
-from rune_lsp.python_parse import parse
 
 #: The decorators that say what kind of method a function is.
 _METHOD_KINDS = frozenset({"@staticmethod", "@classmethod"})
@@ -56,6 +57,25 @@ class ParsedBlock:
 
     def indent(self, unit: Definition) -> str:
         return indent_of(self.raw[unit.header])
+
+    @cached_property
+    def _top(self) -> frozenset[int]:
+        return frozenset(unit.start for unit in self.outline.definitions)
+
+    @cached_property
+    def callers(self) -> dict[str, tuple[str, ...]]:
+        """Each name the block's top-level definitions read from the module, and those of them
+        that read it (a definition reading its own name, recursion, is no caller)."""
+        found: dict[str, list[str]] = {}
+        for name, read in self.outline.reads.items():
+            for other in read - {name}:
+                found.setdefault(other, []).append(name)
+        return {name: tuple(names) for name, names in found.items()}
+
+    def at_top(self, unit: Definition) -> bool:
+        """Whether `unit` is one of the block's top-level definitions (no definition inside
+        another starts on its line)."""
+        return unit.start in self._top
 
 
 def parse_block(block: list[str]) -> ParsedBlock | None:
@@ -91,7 +111,7 @@ def partial_class(unit: Definition, target: Definition, raw: list[str]) -> bool:
 def by_definitions(
     parsed: ParsedBlock, file: FileText, now: Outline, shown: str
 ) -> list[Replace] | Miss:
-    placer = _Placer(parsed, file, shown)
+    placer = _Placer(parsed, file, shown, now)
     return placer.units(parsed.outline.definitions, now.by_name, now.guarded_by_name)
 
 
@@ -100,6 +120,7 @@ class _Placer:
     block: ParsedBlock
     file: FileText
     shown: str
+    now: Outline  # the file's
 
     def units(
         self,
@@ -173,7 +194,44 @@ class _Placer:
         if self.function_for_method(unit, found[0]):
             first, line = unit.first_parameter, found[0].header + 1
             return Miss(prompts.function_for_method(_label(unit), first, self.shown, line))
+        holder = self.called_nested(unit, found[0])
+        if holder is not None:
+            where = f"inside {_label(holder)} (line {found[0].header + 1})"
+            return Miss(prompts.module_function_for_nested(_label(unit), self.shown, where))
         return found[0]
+
+    def called_nested(self, unit: Definition, target: Definition) -> Definition | None:
+        """The definition `target` is nested in, when `unit`, a function of the block's top
+        level, is called by name by another of the block's top-level definitions that the file
+        has outside it (or not at all): then `unit` is a module function, wherever the file's
+        namesake is. A new helper `def clean(row)` placed over the one nested in `load` left
+        the block's `load` calling a `clean` that no longer existed, and `def normalize(text)`
+        placed over `Slug.normalize` left `slugify`'s `normalize(text)` a NameError (reader
+        probe, 7 December 2026). A nested function or a method shown alone, or with its
+        siblings (`render` and the `index` calling it, both inside `create_app`), goes back
+        where it is."""
+        callers = self.block.callers.get(unit.name, ()) if self.block.at_top(unit) else ()
+        holder = self.holder(target) if callers else None
+        if holder is None or all(self.inside(holder, name) for name in callers):
+            return None
+        return holder
+
+    def holder(self, target: Definition) -> Definition | None:
+        """The file's module-level definition `target` is nested in, if any (a definition under
+        the top level's `if` or `try` is module-level)."""
+        for level in (self.now.definitions, self.now.guarded):
+            at = bisect_right([d.start for d in level], target.start) - 1
+            if at >= 0 and level[at] is not target and target.end <= level[at].end:
+                return level[at]
+        return None
+
+    def inside(self, holder: Definition, name: str) -> bool:
+        """Whether the file defines `name` inside `holder` (not `holder` itself)."""
+        return any(
+            d is not holder and holder.start <= d.start and d.end <= holder.end
+            for kind in ("def", "class")
+            for d in self.now.by_name.get((kind, name), [])
+        )
 
     def function_for_method(self, unit: Definition, target: Definition) -> bool:
         """A function of the block's top level without `self`/`cls` whose one namesake in
@@ -184,7 +242,7 @@ class _Placer:
             unit.kind == "def"
             and target.first_parameter in METHOD_FIRST_PARAMETERS
             and unit.first_parameter not in METHOD_FIRST_PARAMETERS
-            and unit in self.block.outline.definitions
+            and self.block.at_top(unit)
         )
 
     def implementation(self, unit: Definition, found: list[Definition]) -> list[Definition]:
@@ -292,23 +350,8 @@ class _Placer:
 def _adds_to(shown: list[str], now: list[str] | tuple[str, ...]) -> bool:
     """Whether the class header `shown` (decorators and `class` line) has every base, keyword
     and decorator of the header `now` and more: what it leaves out it shows in short."""
-    mine, theirs = _class_parts(shown), _class_parts(now)
+    mine, theirs = class_header_parts(shown), class_header_parts(now)
     return mine is not None and theirs is not None and mine > theirs
-
-
-def _class_parts(header: list[str] | tuple[str, ...]) -> frozenset[str] | None:
-    """The decorators, bases and keywords of a class header, each as code; None when the
-    header does not parse as one."""
-    lines = [line.strip() for line in header]
-    try:
-        module = parse("\n".join([*lines, "    pass"]))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    node = module.body[0] if len(module.body) == 1 else None
-    if not isinstance(node, ast.ClassDef):
-        return None
-    parts = [*node.decorator_list, *node.bases, *node.keywords]
-    return frozenset(f"{type(part).__name__}:{ast.unparse(part)}" for part in parts)
 
 
 def _first_body_line(unit: Definition) -> int:

@@ -10,14 +10,20 @@ changed nothing. So, beside the definitions:
 - an assignment `X = ...` (or `X: T = ...`) changed, where the file assigns `X` once at its top
   level, replaces that statement;
 - an import the file lacks goes after the file's last top-level import (with none, after its
-  docstring, else at its top);
+  docstring, else at its top); one the file has under `if TYPE_CHECKING:`, whose names the
+  block reads in annotations only, is context: at the top it would run on import, and may
+  import in a circle;
 - an assignment of a name the file does not bind, which a definition of the block reads
   (`_NUMBER = re.compile(...)` above the `parse` that now uses it), goes after the file's
   statements above its first definition: left out, the function was placed without the name
   it needs, a diff that looked whole and raised NameError;
 - anything else (a call showing how to use the code, an `if __name__` block, a name the file
   does not assign and the block's code does not read) is no code of the file and is not
-  placed, as before.
+  placed, as before; and a changed assignment under a column-0 comment that opens a usage
+  example (`# Example usage`, `# Test the function`, a comment the file does not have), up to
+  the block's next definition, is the example's data: the demo's `numbers = [1, 2, 3]`
+  replaced the script's own (reader probe, 7 December 2026). Imports and new constants
+  under it are placed as anywhere: left out, the code reading them raised NameError.
 
 A block of only such assignments and imports (the constant alone) is placed the same way when
 every name it assigns is the file's module-level one, assigned in no function: a line of a
@@ -27,28 +33,37 @@ Only a block written at column 0: indented, its statements are a class's or a fu
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from rune_lsp.answers.code.by_definition import ParsedBlock
 from rune_lsp.answers.code.python_source import (
     Outline,
     Statement,
+    imports_for_types_only,
     names_read,
-    names_read_from_module,
 )
-from rune_lsp.answers.code.spans import Replace
+from rune_lsp.answers.code.spans import FileText, Replace
+
+#: A comment that opens a usage example, the whole comment: `# Example usage`, `# Test the
+#: function`, `# Usage:` (not `# Example: "a=1" -> {...}` or `# Tests for the parser`).
+_EXAMPLE = re.compile(
+    r"#\s*(?:(?:an?\s+)?example(?:\s+usage)?(?:\s+of\s+\w+(?:\s+\w+)?)?|(?:sample\s+)?usage"
+    r"|test(?:ing)?(?:\s+(?:it|the\s+\w+))?|test\s+cases?|driver\s+code|demo)\s*:?\s*$",
+    re.IGNORECASE,
+)
 
 
-def by_statements(parsed: ParsedBlock, now: Outline) -> list[Replace]:
+def by_statements(parsed: ParsedBlock, file: FileText, now: Outline) -> list[Replace]:
     """The replacements the block's top-level statements make in a file outlined `now`
     (imports inserted as one stretch, new constants as another); those that are no code of
     the file are left out."""
     if parsed.base:
         return []  # indented: a class's attributes or a function's lines, not the module's
-    return _placed(parsed, now, _assigned_once(now))
+    return _placed(parsed, file, now, _assigned_once(now))
 
 
-def only_statements(parsed: ParsedBlock, now: Outline) -> list[Replace] | None:
+def only_statements(parsed: ParsedBlock, file: FileText, now: Outline) -> list[Replace] | None:
     """A block of only assignments and imports that changes one, each assignment of a name
     the file assigns once at its top level and in no function: its replacements; None for
     any other block."""
@@ -62,22 +77,27 @@ def only_statements(parsed: ParsedBlock, now: Outline) -> list[Replace] | None:
         name = statement.assigns
         if name is not None and (name not in once or name in now.nested_assigned):
             return None
-    return _placed(parsed, now, once)
+    return _placed(parsed, file, now, once)
 
 
-def _placed(parsed: ParsedBlock, now: Outline, once: dict[str, Statement]) -> list[Replace]:
+def _placed(
+    parsed: ParsedBlock, file: FileText, now: Outline, once: dict[str, Statement]
+) -> list[Replace]:
     have = {statement.text for statement in now.statements}
+    for_types = imports_for_types_only(parsed.outline, now)
     replaces: list[Replace] = []
     imports: list[str] = []
     new: list[Statement] = []
+    examples = _examples(parsed, file)
     for statement in parsed.outline.statements:
         if statement.text in have:
             continue
         lines = _lines(parsed, statement)
         there = once.get(statement.assigns or "")
         if there is not None:
-            replaces.append(Replace(there.start, there.end, lines))
-        elif statement.imports:
+            if statement.start not in examples:
+                replaces.append(Replace(there.start, there.end, lines))
+        elif statement.imports and statement.start not in for_types:
             imports.extend(lines)
         elif statement.assigns is not None:
             new.append(statement)
@@ -96,6 +116,28 @@ def _placed(parsed: ParsedBlock, now: Outline, once: dict[str, Statement]) -> li
         inserts.setdefault(at, []).extend(written)
     replaces.extend(Replace(at, at - 1, tuple(inserted)) for at, inserted in inserts.items())
     return replaces
+
+
+def _examples(parsed: ParsedBlock, file: FileText) -> frozenset[int]:
+    """The first lines of the block's statements that stand under a comment opening a usage
+    example (one the file does not have: there it heads the file's own lines), with no
+    definition of the block between them."""
+    comments = [
+        (i, 0)
+        for i, line in enumerate(parsed.raw)
+        if _EXAMPLE.match(line) and line.strip() not in file.where
+    ]
+    if not comments:
+        return frozenset()
+    definitions = [(d.start, 1) for d in parsed.outline.definitions]
+    statements = [(statement.start, 2) for statement in parsed.outline.statements]
+    under, found = False, set()
+    for line, kind in sorted([*comments, *definitions, *statements]):
+        if kind == 2 and under:
+            found.add(line)
+        elif kind < 2:
+            under = kind == 0
+    return frozenset(found)
 
 
 def binds_only(parsed: ParsedBlock) -> bool:
@@ -131,7 +173,7 @@ def _new_constants(
     blocks have none)."""
     if not assignments or not parsed.outline.definitions:
         return []
-    read = names_read_from_module(parsed.raw)
+    read = frozenset().union(*parsed.outline.reads.values())
     return [
         statement
         for statement in assignments

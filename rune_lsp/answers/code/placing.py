@@ -19,6 +19,7 @@ from rune_lsp.answers.code.by_definition import by_definitions, by_headers, pars
 from rune_lsp.answers.code.by_statement import binds_only, by_statements, only_statements
 from rune_lsp.answers.code.by_text import Miss
 from rune_lsp.answers.code.by_whole_file import whole_file
+from rune_lsp.answers.code.python_source import opens_definition
 from rune_lsp.answers.code.spans import FileText, Replace
 from rune_lsp.lines import copied_numbers, without_copied_numbers
 
@@ -67,10 +68,10 @@ def _by_structure(
             if whole is not None:
                 return [whole]
             placed = by_definitions(parsed, file, now, shown)
-            return placed if isinstance(placed, Miss) else placed + by_statements(parsed, now)
+            return placed if isinstance(placed, Miss) else placed + by_statements(parsed, file, now)
     elif parsed is not None and binds_only(parsed):
         now = file.outline
-        constants = only_statements(parsed, now) if now is not None else None
+        constants = only_statements(parsed, file, now) if now is not None else None
         if constants is not None:
             return constants
     whole = by_text.whole_text(lines, file)
@@ -82,8 +83,8 @@ def _by_structure(
 
 
 def _defines(lines: list[str]) -> bool:
-    """Whether a line may start a definition."""
-    return any(line.lstrip().startswith(("def ", "class ", "async ", "@")) for line in lines)
+    """Whether a line may start a definition (or decorate one)."""
+    return any(opens_definition(line) or line.lstrip().startswith("@") for line in lines)
 
 
 def _at_top(lines: list[str]) -> bool:

@@ -72,6 +72,14 @@ def function_for_method(label: str, first: str | None, shown: str, line: int) ->
     )
 
 
+def module_function_for_nested(label: str, shown: str, where: str) -> str:
+    return (
+        f"the block's other code calls {label} by its name, as a module-level function, but the "
+        f"one of that name in {shown} is {where}; give a new function a name of its own, or "
+        "show the definition it is in, whole"
+    )
+
+
 def method_at_top(name: str, first: str, shown: str) -> str:
     return (
         f"{name} takes `{first}`: it is a method, yet it would stand outside any class in {shown}; "

@@ -9,6 +9,7 @@ multi-line signature is one header. Lines are counted as `rune_lsp.lines` counts
 from __future__ import annotations
 
 import ast
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,6 +23,8 @@ Kind = Literal["def", "class"]
 METHOD_FIRST_PARAMETERS = frozenset({"self", "cls"})
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _Node = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+#: A line that opens a definition (`def`, `async def`, `class`), indented or not.
+_OPENS_DEFINITION = re.compile(r"[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]")
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,17 @@ class Outline:
         return frozenset(name for statement in self.module.body for name in _bound(statement))
 
     @cached_property
+    def reads(self) -> dict[str, frozenset[str]]:
+        """Each top-level definition's name and the names it reads and does not bind itself (as
+        a local, a parameter, a nested definition): the module's names, or builtins, it relies
+        on. Walked once, when first asked (only a few readers ask)."""
+        found: dict[str, frozenset[str]] = {}
+        for node in self.module.body:
+            if isinstance(node, _DEFINITIONS):
+                found[node.name] = found.get(node.name, frozenset()) | _free(node)
+        return found
+
+    @cached_property
     def by_name(self) -> dict[tuple[Kind, str], list[Definition]]:
         """Every definition, nested ones included, by kind and name, in file order."""
         return named(self.definitions, nested=True)
@@ -111,6 +125,23 @@ def named(
         if nested:
             stack.extend(reversed(definition.children))
     return found
+
+
+def opens_definition(line: str) -> bool:
+    """Whether `line` is the header line of a `def`, `async def` or `class` (by its text: no
+    parse)."""
+    return _OPENS_DEFINITION.match(line) is not None
+
+
+def class_header_parts(header: list[str] | tuple[str, ...]) -> frozenset[str] | None:
+    """The decorators, bases and keywords of a class header (its decorator lines and `class`
+    line), each as code; None when the header does not parse as one."""
+    module = _module([*(line.strip() for line in header), "    pass"])
+    node = module.body[0] if module is not None and len(module.body) == 1 else None
+    if not isinstance(node, ast.ClassDef):
+        return None
+    parts = [*node.decorator_list, *node.bases, *node.keywords]
+    return frozenset(f"{type(part).__name__}:{ast.unparse(part)}" for part in parts)
 
 
 def parse_error(text: str) -> SyntaxError | None:
@@ -282,34 +313,78 @@ def names_read(lines: list[str]) -> frozenset[str]:
     when they are not Python. Asked of a block's new constants only, so not kept per statement
     in every outline (400 statements walked cost a 400-line answer 8 ms)."""
     module = _module(lines)
-    if module is None:
+    return frozenset() if module is None else frozenset(_names(module)[0])
+
+
+def _free(definition: _Node) -> set[str]:
+    """The names a definition reads and does not bind (as a local, a parameter, a nested
+    definition): the module's names, or builtins."""
+    read, bound = _names(definition)
+    return read - bound
+
+
+def _names(node: ast.AST) -> tuple[set[str], set[str]]:
+    """The names read and the names bound anywhere inside `node`, in one walk."""
+    read: set[str] = set()
+    bound: set[str] = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name):
+            (read if isinstance(inner.ctx, ast.Load) else bound).add(inner.id)
+        elif isinstance(inner, ast.arg):
+            bound.add(inner.arg)
+        elif isinstance(inner, _DEFINITIONS) and inner is not node:
+            bound.add(inner.name)
+    return read, bound
+
+
+def imports_for_types_only(block: Outline, file: Outline) -> frozenset[int]:
+    """The first lines of the block's top-level imports that the file has under a top-level
+    `if TYPE_CHECKING:` and whose names the block reads in annotations only: context, since
+    added at the top they would run on import and may import in a circle. One whose name the
+    block reads at run time (`Decimal(0)`) is a new import it needs."""
+    guarded = {
+        ast.unparse(inner)
+        for node in file.module.body
+        if isinstance(node, ast.If) and _names_type_checking(node.test)
+        for inner in node.body
+        if isinstance(inner, ast.Import | ast.ImportFrom)
+    }
+    if not guarded:
         return frozenset()
+    at_run_time = _read_at_run_time(block.module)
     return frozenset(
-        node.id
-        for node in ast.walk(module)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+        node.lineno - 1
+        for node in block.module.body
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        and ast.unparse(node) in guarded
+        and not _bound(node) & at_run_time
     )
 
 
-def names_read_from_module(lines: list[str]) -> frozenset[str]:
-    """The names the definitions of `lines` read and never bind themselves (as a local, a
-    parameter): the module's names, or builtins, they rely on. Empty when not Python."""
-    module = _module(lines)
-    if module is None:
-        return frozenset()
-    names: set[str] = set()
-    for definition in module.body:
-        if isinstance(definition, _DEFINITIONS):
-            read = {
-                node.id
-                for node in ast.walk(definition)
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
-            }
-            bound = _stored(definition) | {
-                node.arg for node in ast.walk(definition) if isinstance(node, ast.arg)
-            }
-            names |= read - bound
-    return frozenset(names)
+def _names_type_checking(test: ast.expr) -> bool:
+    """`TYPE_CHECKING` or `typing.TYPE_CHECKING` (any module's attribute of that name)."""
+    if isinstance(test, ast.Attribute):
+        return test.attr == "TYPE_CHECKING"
+    return isinstance(test, ast.Name) and test.id == "TYPE_CHECKING"
+
+
+def _read_at_run_time(module: ast.Module) -> set[str]:
+    """The names `module` reads outside annotations (a parameter's, a return's, an annotated
+    assignment's)."""
+    read: set[str] = set()
+    stack: list[ast.AST] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            read.add(node.id)
+        for name, value in ast.iter_fields(node):
+            if name in ("annotation", "returns"):
+                continue
+            if isinstance(value, ast.AST):
+                stack.append(value)
+            elif isinstance(value, list):
+                stack.extend(item for item in value if isinstance(item, ast.AST))
+    return read
 
 
 def _stored(node: ast.AST) -> set[str]:

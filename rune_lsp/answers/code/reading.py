@@ -206,14 +206,15 @@ def _last_word(placements: list[list[Replace]], file: FileText) -> list[Replace]
     kept: list[Replace] = []
     shown_as_is, changed_later = _Spans(), _Spans()
     for placed in reversed(placements):
-        changing = [replace for replace in placed if replace.changes(file)]
+        changes = [replace.changes(file) for replace in placed]
+        changing = [replace for replace, change in zip(placed, changes, strict=True) if change]
         taken_back = [shown_as_is.overlaps(replace) for replace in changing]
         if any(taken_back) and not all(taken_back):
             return None
         if not any(taken_back):
             kept.extend(changing)
-        for replace in placed:
-            if replace in changing:
+        for replace, change in zip(placed, changes, strict=True):
+            if change:
                 changed_later.add(replace)
             elif not changed_later.overlaps(replace):
                 # Not the "before" of a before/after pair ("I changed ```old``` into ```new```"

@@ -10,6 +10,7 @@ from difflib import SequenceMatcher
 from functools import cached_property
 from itertools import pairwise
 
+from rune_lsp.answers.code.alignment import same_lines
 from rune_lsp.answers.code.python_source import Outline, outline
 from rune_lsp.lines import split_lines, strip_terminator
 
@@ -81,6 +82,10 @@ class FileText:
         return "\n" + "\n".join(self.stripped) + "\n", starts
 
     @cached_property
+    def indent_steps(self) -> tuple[int, ...]:
+        return indent_steps(self.lines)
+
+    @cached_property
     def outline(self) -> Outline | None:
         """The file's Python outline (None when it does not parse), parsed when first asked."""
         return outline(list(self.lines))
@@ -119,8 +124,9 @@ class FileText:
         ending = self.ends[first] if first < replace.hi + 1 - tail else ""
         ending = ending or self.eol(first - 1)
         ended = [line + ending for line in middle]
+        self._keep_trailing_spaces(ended, first, replace.hi - tail)
         if ended and not tail and old:  # the last line replaced: its own ending (maybe none)
-            ended[-1] = middle[-1] + self.ends[replace.hi]
+            ended[-1] = strip_terminator(ended[-1]) + self.ends[replace.hi]
         out = [
             *self._kept(replace.lo, first),
             *ended,
@@ -130,6 +136,18 @@ class FileText:
             if out[index] == strip_terminator(out[index]):
                 out[index] += self.eol(replace.lo - 1)
         return out
+
+    def _keep_trailing_spaces(self, ended: list[str], lo: int, hi: int) -> None:
+        """The lines of `ended` that repeat one of lines `lo..hi` but for trailing spaces
+        become that line again, ending included: a block is read without trailing spaces, and
+        inside a triple-quoted string they are the string's value (reader probe, 7 December
+        2026). Aligned only when one of those lines has any: most files have none."""
+        old = self.lines[lo : hi + 1]
+        if not any(line != line.rstrip() for line in old):
+            return
+        now = [line.rstrip() for line in old]
+        for i, j in same_lines(now, [strip_terminator(line) for line in ended]):
+            ended[j] = self.lines[lo + i] + self.ends[lo + i]
 
     def eol(self, index: int) -> str:
         """The ending of line `index`, or the file's first ending when it has none."""
@@ -272,3 +290,18 @@ def shifted(lines: list[str], old: str, new: str, top: int) -> tuple[str, ...] |
 def _at_depth(line: str, indent: str) -> bool:
     """A line exactly as deep as `indent` that is not a closing bracket."""
     return len(indent_of(line)) == len(indent) and line.strip()[0] not in ")]}"
+
+
+def indent_steps(lines: Sequence[str]) -> tuple[int, ...]:
+    """How much deeper each non-blank line is indented than the non-blank line before it (the
+    first: its own depth), 0 for a blank line; spaces and tabs count one column each."""
+    steps: list[int] = []
+    before = 0
+    for line in lines:
+        if not line.strip():
+            steps.append(0)
+            continue
+        width = len(indent_of(line))
+        steps.append(width - before)
+        before = width
+    return tuple(steps)

@@ -4,7 +4,7 @@ others are refused by the caller."""
 
 from __future__ import annotations
 
-from rune_lsp.answers.code.spans import FileText, Replace, agreeing
+from rune_lsp.answers.code.spans import FileText, Replace, agreeing, indent_steps
 
 FILE = FileText.of("a = 1\nb = 2\nc = 3\nd = 4\n")
 
@@ -47,3 +47,15 @@ def test_separate_changes_pass_through_in_file_order() -> None:
     first, second = Replace(0, 0, ("a = 0",)), Replace(2, 2, ("c = 0",))
 
     assert agreeing([second, first], FILE) == [first, second]
+
+
+def test_lines_a_replacement_repeats_keep_their_trailing_spaces_and_endings() -> None:
+    # A block is read without trailing spaces; inside a triple-quoted string they are its value.
+    file = FileText.of('s = 1\r\nt = """a  \r\nb  \r\n"""\r\ny = 1')
+    spliced = file.spliced([Replace(0, 4, ("s = 2", 't = """a', "b", '"""', "y = 2"))])
+
+    assert spliced == 's = 2\r\nt = """a  \r\nb  \r\n"""\r\ny = 2'
+
+
+def test_indent_steps_are_each_lines_depth_against_the_line_before() -> None:
+    assert indent_steps(["def f():", "    if x:", "", "        y", "    z"]) == (0, 4, 0, 4, -4)

@@ -1,0 +1,5 @@
+def banner(name):
+    text = """Hello  
+World  
+"""
+    return text + name.upper()
