@@ -11,9 +11,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from rune_lsp.answers.code import prompts
+from rune_lsp.answers.code.alignment import same_lines
 from rune_lsp.answers.code.python_source import opens_definition
 from rune_lsp.answers.code.spans import FileText, Replace, indent_steps
 
@@ -54,20 +57,41 @@ def quoted(block: list[str], file: FileText) -> Replace | None:
     return None
 
 
-def whole_text(block: list[str], file: FileText) -> Replace | None:
+def whole_text(block: list[str], file: FileText, shown: str) -> Replace | Miss | None:
     """The whole file: the block starts and ends with the file's first and last non-blank lines
-    and repeats most of its lines."""
+    and repeats most of its lines; a Miss when it leaves a run of the file's lines out."""
     filled = file.filled
     if not filled or len(block) < 2:
         return None
     lo, hi = filled[0], filled[-1]
     if (block[0].strip(), block[-1].strip()) != (file.stripped[lo], file.stripped[hi]):
         return None
-    shown = Counter(line.strip() for line in block if line.strip())
-    if sum((shown & file.counts).values()) < WHOLE_FILE_SHARE * len(filled):
+    repeated = Counter(line.strip() for line in block if line.strip())
+    if sum((repeated & file.counts).values()) < WHOLE_FILE_SHARE * len(filled):
         return None
+    left_out = _left_out(file.stripped[lo : hi + 1], [line.strip() for line in block])
+    if left_out is not None:
+        return Miss(prompts.leaves_out(lo + left_out[0] + 1, lo + left_out[1] + 1, shown))
     moved = _moved(block, _width(file.lines[lo]) - _width(block[0]))
     return None if moved is None else Replace(lo, hi, moved)
+
+
+#: The fewest non-blank lines of a file, all in a row, that a whole-file block may not drop
+#: without putting anything in their place: a function of three lines.
+LEFT_OUT = 3
+
+
+def _left_out(now: Sequence[str], block: Sequence[str]) -> tuple[int, int] | None:
+    """The first run of `now`'s lines (indexes) that `block` drops with nothing in its place,
+    holding LEFT_OUT non-blank lines or more: a whole-file answer that leaves a function out
+    (no parser here tells a function from a line) deleted it (review, 7 December 2026). A
+    fix that rewrites lines into fewer puts something in their place."""
+    pairs = [(-1, -1), *same_lines(now, block), (len(now), len(block))]
+    for (i, j), (next_i, next_j) in pairwise(pairs):
+        dropped = [k for k in range(i + 1, next_i) if now[k]]
+        if next_j == j + 1 and len(dropped) >= LEFT_OUT:
+            return dropped[0], dropped[-1]
+    return None
 
 
 def anchors(block: list[str], file: FileText, shown: str, python: bool) -> list[Replace] | Miss:

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rune_lsp.answers.code import by_text
+from rune_lsp.answers.code import by_text, prompts
 from rune_lsp.answers.code.by_definition import by_definitions, by_headers, parse_block
 from rune_lsp.answers.code.by_statement import binds_only, by_statements, only_statements
 from rune_lsp.answers.code.by_text import Miss
 from rune_lsp.answers.code.by_whole_file import whole_file
+from rune_lsp.answers.code.placeholders import comment_markers, is_placeholder
 from rune_lsp.answers.code.python_source import opens_definition
 from rune_lsp.answers.code.spans import FileText, Replace
 from rune_lsp.lines import copied_numbers, without_copied_numbers
@@ -64,9 +65,9 @@ def _by_structure(
     if parsed is not None and parsed.outline.definitions:
         now = file.outline  # parsed only here: most blocks that define nothing need none
         if now is not None:
-            whole = whole_file(parsed, file, now)
-            if whole is not None:
-                return [whole]
+            found = whole_file(parsed, file, now)
+            if found is not None:
+                return [found]
             placed = by_definitions(parsed, file, now, shown)
             return placed if isinstance(placed, Miss) else placed + by_statements(parsed, file, now)
     elif parsed is not None and binds_only(parsed):
@@ -74,12 +75,22 @@ def _by_structure(
         constants = only_statements(parsed, file, now) if now is not None else None
         if constants is not None:
             return constants
-    whole = by_text.whole_text(lines, file)
+    if _stands_for_code(lines, file, shown):
+        return Miss(prompts.placeholder_lines(shown))
+    whole = by_text.whole_text(lines, file, shown)
     if whole is not None:
-        return [whole]
+        return whole if isinstance(whole, Miss) else [whole]
     if parsed is not None and parsed.outline.definitions:
         return by_headers(parsed, file, shown)
     return by_text.anchors(lines, file, shown, python)
+
+
+def _stands_for_code(lines: list[str], file: FileText, shown: str) -> bool:
+    """Whether a block the text tiers would place holds a comment standing for code it left
+    out (`// ... unchanged`, `# rest of the code`) that the file does not have: placed by its
+    first and last lines, it replaced the code it stood for (review, 7 December 2026)."""
+    markers = comment_markers(shown)
+    return any(is_placeholder(line, markers) and line.strip() not in file.where for line in lines)
 
 
 def _defines(lines: list[str]) -> bool:

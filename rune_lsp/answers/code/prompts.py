@@ -45,6 +45,20 @@ def placeholder(label: str) -> str:
     return f"{label} leaves code out with a placeholder (a `...` or `# ... unchanged` line)"
 
 
+def placeholder_lines(shown: str) -> str:
+    return (
+        f"it leaves code out with a placeholder comment (`// ...`, `# rest of the code`), so "
+        f"which lines of {shown} it keeps is not known"
+    )
+
+
+def leaves_out(lo: int, hi: int, shown: str) -> str:
+    return (
+        f"as the whole of {shown} it leaves out lines {lo}-{hi}; show every line the file "
+        "keeps, or only the lines you change"
+    )
+
+
 def cut_short(label: str) -> str:
     return f"{label} stops before its end"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rune_lsp.answers.code.placeholders import is_placeholder
+from rune_lsp.answers.code.placeholders import comment_markers, is_placeholder
 
 
 @pytest.mark.parametrize(
@@ -47,3 +47,31 @@ def test_a_line_of_thousands_of_hashes_is_read_in_one_pass() -> None:
     # A leading `#.*` in the pattern backtracked from every `#`: 13 s for 20,000 of them.
     assert not is_placeholder("    x = '" + "#" * 20_000 + "'")
     assert is_placeholder("# " * 10_000 + "rest of the code")
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("calc.js", "  // ... mul unchanged ..."),
+        ("calc.ts", "  /* rest of the code */"),
+        ("main.go", "\t// etc."),
+        ("query.sql", "-- remaining columns as before"),
+        ("page.html", "  <!-- snip -->"),
+        ("notes.txt", "// other functions"),
+    ],
+)
+def test_each_language_s_comment_can_stand_for_code(path: str, line: str) -> None:
+    assert is_placeholder(line, comment_markers(path))
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("calc.js", "const rest = [...items];"),  # a spread, in no comment
+        ("calc.js", "  // round to two digits"),
+        ("query.sql", "SELECT a - b AS rest_of_it FROM t;"),
+        ("app.py", "    url = 'http://example.com'  # the API"),
+    ],
+)
+def test_code_and_real_comments_are_no_placeholder(path: str, line: str) -> None:
+    assert not is_placeholder(line, comment_markers(path))
