@@ -210,17 +210,19 @@ class _Placer:
         probe, 7 December 2026). A nested function or a method shown alone, or with its
         siblings (`render` and the `index` calling it, both inside `create_app`), goes back
         where it is."""
-        callers = self.block.callers.get(unit.name, ()) if self.block.at_top(unit) else ()
-        holder = self.holder(target) if callers else None
-        if holder is None or all(self.inside(holder, name) for name in callers):
+        # Cheapest first: most units are no top-level block function over a nested namesake,
+        # and the callers need the block's names walked.
+        holder = self.holder(target) if self.block.at_top(unit) else None
+        if holder is None:
             return None
-        return holder
+        callers = self.block.callers.get(unit.name, ())
+        return None if all(self.inside(holder, name) for name in callers) else holder
 
     def holder(self, target: Definition) -> Definition | None:
         """The file's module-level definition `target` is nested in, if any (a definition under
         the top level's `if` or `try` is module-level)."""
         for level in (self.now.definitions, self.now.guarded):
-            at = bisect_right([d.start for d in level], target.start) - 1
+            at = bisect_right(level, target.start, key=lambda d: d.start) - 1
             if at >= 0 and level[at] is not target and target.end <= level[at].end:
                 return level[at]
         return None

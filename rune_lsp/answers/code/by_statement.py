@@ -84,7 +84,7 @@ def _placed(
     parsed: ParsedBlock, file: FileText, now: Outline, once: dict[str, Statement]
 ) -> list[Replace]:
     have = {statement.text for statement in now.statements}
-    for_types = imports_for_types_only(parsed.outline, now)
+    for_types: frozenset[int] | None = None  # asked only of a block with a new import
     replaces: list[Replace] = []
     imports: list[str] = []
     new: list[Statement] = []
@@ -97,8 +97,11 @@ def _placed(
         if there is not None:
             if statement.start not in examples:
                 replaces.append(Replace(there.start, there.end, lines))
-        elif statement.imports and statement.start not in for_types:
-            imports.extend(lines)
+        elif statement.imports:
+            if for_types is None:
+                for_types = imports_for_types_only(parsed.outline, now)
+            if statement.start not in for_types:
+                imports.extend(lines)
         elif statement.assigns is not None:
             new.append(statement)
     constants = _new_constants(parsed, new, now)

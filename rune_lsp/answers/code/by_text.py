@@ -45,9 +45,11 @@ def quoted(block: list[str], file: FileText) -> Replace | None:
     # non-blank one) as in the file. Compared as tuples, at C speed: checked line by line at
     # each place the text occurs, a file of alike lines cost seconds (reader probe, 7 December
     # 2026).
+    at = hay.find(needle)
+    if at == -1:
+        return None  # most blocks: asked before any other tier
     steps = indent_steps(block)
     first = next((i for i, line in enumerate(block) if line.strip()), len(block))
-    at = hay.find(needle)
     while at != -1:
         lo = bisect_right(starts, at) - 1
         hi = lo + len(block) - 1
