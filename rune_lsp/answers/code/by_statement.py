@@ -172,7 +172,7 @@ def _new_constants(
     parsed: ParsedBlock, assignments: list[Statement], now: Outline
 ) -> list[Statement]:
     """The `assignments` that bind a name the file outlined `now` does not and the block's
-    definitions read (the block parsed again only when there is such an assignment: most
+    definitions read (`Outline.reads`, walked only when there is such an assignment: most
     blocks have none)."""
     if not assignments or not parsed.outline.definitions:
         return []

@@ -51,7 +51,14 @@ def place(block: Block, file: FileText, python: bool, shown: str) -> list[Replac
     if there is not None:
         return [there]
     placed = _by_structure(lines, file, python, shown)
-    if isinstance(placed, Miss) and not placed.ambiguous and block.numbers is not None:
+    # The numbers place line for line: a placeholder among them replaced the line it numbers
+    # (a loop's header), as the other text tiers would have.
+    if (
+        isinstance(placed, Miss)
+        and not placed.ambiguous
+        and block.numbers is not None
+        and not _stands_for_code(lines, file, shown)
+    ):
         return by_text.by_numbers(lines, block.numbers, file, shown)
     return placed
 

@@ -1,0 +1,7 @@
+function total(items) {
+  let sum = 0;
+  for (const item of items) {
+    sum += item;
+  }
+  return sum - 1;
+}
