@@ -31,9 +31,8 @@ from rune_lsp.answers.code.python_source import (
     class_header_parts,
     named,
     outline,
-    parse_error,
 )
-from rune_lsp.answers.code.spans import FileText, Replace, disjoint, indent_of, shifted
+from rune_lsp.answers.code.spans import FileText, Replace, indent_of, shifted
 
 #: The decorators that say what kind of method a function is.
 _METHOD_KINDS = frozenset({"@staticmethod", "@classmethod"})
@@ -139,12 +138,12 @@ class _Placer:
                 return placed
             if last[self.key(unit)] is not unit:
                 if any(r.changes(self.file) for r in placed):
-                    return Miss(prompts.defined_twice_in_block(_label(unit)))
+                    return Miss(prompts.defined_twice_in_block(label(unit)))
                 continue  # the code as it is now, quoted before its fix
             skipped += not placed
             replaces.extend(placed)
         if units and skipped == len(last):
-            return Miss(prompts.placeholder(_label(units[0])))
+            return Miss(prompts.placeholder(label(units[0])))
         return replaces
 
     def key(self, unit: Definition) -> tuple[Kind, str, str]:
@@ -158,16 +157,16 @@ class _Placer:
             return []
         if unit.kind == "class" and partial_class(unit, target, self.block.raw):
             if any(s not in target.other_statements for s in unit.other_statements):
-                return Miss(prompts.class_changed_outside_methods(_label(unit)))
+                return Miss(prompts.class_changed_outside_methods(label(unit)))
             placed = self.units(unit.children, named(target.children, nested=False))
             header = self.class_header(unit, target)
             if isinstance(placed, Miss) or header is None:
                 return placed
             return [header, *placed]
         if self.leaves_code_out(unit, target):
-            return Miss(prompts.placeholder(_label(unit)))
+            return Miss(prompts.placeholder(label(unit)))
         if self.cut_short(unit, target):
-            return Miss(prompts.cut_short(_label(unit)))
+            return Miss(prompts.cut_short(label(unit)))
         return self.replace(unit, target)
 
     def target(self, unit: Definition, scope: Scope, guarded: Scope) -> Definition | Miss:
@@ -187,17 +186,17 @@ class _Placer:
                 exact = self.same_accessor(unit, found)
             if len(exact) != 1:
                 lines = [d.header + 1 for d in found]
-                return Miss(prompts.defined_more_than_once(_label(unit), self.shown, lines), True)
+                return Miss(prompts.defined_more_than_once(label(unit), self.shown, lines), True)
             found = exact
         if not found:
-            return Miss(prompts.not_defined(_label(unit), self.shown))
+            return Miss(prompts.not_defined(label(unit), self.shown))
         if self.function_for_method(unit, found[0]):
             first, line = unit.first_parameter, found[0].header + 1
-            return Miss(prompts.function_for_method(_label(unit), first, self.shown, line))
+            return Miss(prompts.function_for_method(label(unit), first, self.shown, line))
         holder = self.called_nested(unit, found[0])
         if holder is not None:
-            where = f"inside {_label(holder)} (line {found[0].header + 1})"
-            return Miss(prompts.module_function_for_nested(_label(unit), self.shown, where))
+            where = f"inside {label(holder)} (line {found[0].header + 1})"
+            return Miss(prompts.module_function_for_nested(label(unit), self.shown, where))
         return found[0]
 
     def called_nested(self, unit: Definition, target: Definition) -> Definition | None:
@@ -333,10 +332,10 @@ class _Placer:
         old, new = self.block.indent(unit), indent_of(self.file.lines[target.header])
         moved = shifted(lines, old, new, top=unit.header - unit.start + 1)
         if moved is None:
-            return Miss(prompts.loose_indentation(_label(unit)))
+            return Miss(prompts.loose_indentation(label(unit)))
         lo = target.start if unit.decorated or not target.decorated else target.header
         if target.asynchronous and not unit.asynchronous:
-            moved = _with_async(moved, unit.header - unit.start)
+            moved = with_async(moved, unit.header - unit.start)
         kept = list(moved)
         if target.docstring is not None and unit.docstring is None and unit.body > unit.header:
             doc_lo, doc_hi = target.docstring
@@ -370,7 +369,7 @@ def _header_end(lines: list[str] | tuple[str, ...], header: int, body: int) -> i
     )
 
 
-def _with_async(lines: tuple[str, ...], header: int) -> tuple[str, ...]:
+def with_async(lines: tuple[str, ...], header: int) -> tuple[str, ...]:
     """A definition's `lines` with its `def` line (at `header`) made an `async def` one: a
     block that wrote the file's `async def` as `def` means the same function, and placed as
     written its `await`s would no longer compile ("'await' outside async function", which
@@ -380,61 +379,8 @@ def _with_async(lines: tuple[str, ...], header: int) -> tuple[str, ...]:
     return (*lines[:header], line, *lines[header + 1 :])
 
 
-def _label(unit: Definition) -> str:
+def label(unit: Definition) -> str:
     return f"`{unit.kind} {unit.name}`"
-
-
-def by_headers(parsed: ParsedBlock, file: FileText, shown: str) -> list[Replace] | Miss:
-    """For a Python file that does not parse (no `ast` of it to ask): each definition of the
-    block over the lines from the file's one header of that name to the end of its indentation,
-    taken only when the whole file then parses: an extent guessed wrong leaves a broken tail."""
-    replaces: list[Replace] = []
-    for unit in parsed.outline.definitions:
-        header = re.compile(rf"[ \t]*(async[ \t]+)?{unit.kind}[ \t]+{re.escape(unit.name)}\b")
-        found = [i for i, line in enumerate(file.lines) if header.match(line)]
-        if len(found) != 1:
-            label = _label(unit)
-            if found:
-                numbers = [i + 1 for i in found]
-                return Miss(prompts.defined_more_than_once(label, shown, numbers), True)
-            return Miss(prompts.not_defined(label, shown))
-        at = found[0]
-        if has_placeholder(parsed.raw[unit.start : unit.end + 1]):
-            return Miss(prompts.placeholder(_label(unit)))
-        lines = parsed.raw[unit.start : unit.end + 1]
-        moved = shifted(
-            lines, parsed.indent(unit), indent_of(file.lines[at]), unit.header + 1 - unit.start
-        )
-        if moved is None:
-            return Miss(prompts.loose_indentation(_label(unit)))
-        if file.lines[at].lstrip().startswith("async") and not unit.asynchronous:
-            moved = _with_async(moved, unit.header - unit.start)
-        lo = at if not unit.decorated else _decorators_above(file, at)
-        replaces.append(Replace(lo, _indented_end(file, at), moved))
-    merged = disjoint(replaces)
-    if merged is None:
-        return Miss(prompts.blocks_disagree(shown), True)
-    error = parse_error("\n".join(FileText.of(file.spliced(merged)).lines))
-    return merged if error is None else Miss(prompts.would_not_parse(shown, error))
-
-
-def _indented_end(file: FileText, header: int) -> int:
-    width = len(indent_of(file.lines[header]))
-    end = header
-    for index in range(header + 1, len(file)):
-        line = file.lines[index]
-        if line.strip():
-            if len(indent_of(line)) <= width and line.strip()[0] not in ")]}":
-                break
-            end = index
-    return end
-
-
-def _decorators_above(file: FileText, header: int) -> int:
-    start = header
-    while start > 0 and file.lines[start - 1].strip().startswith("@"):
-        start -= 1
-    return start
 
 
 def _filled(lines: list[str] | tuple[str, ...]) -> int:

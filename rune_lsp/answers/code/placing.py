@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rune_lsp.answers.code import by_text, prompts
-from rune_lsp.answers.code.by_definition import by_definitions, by_headers, parse_block
+from rune_lsp.answers.code.by_definition import by_definitions, parse_block
+from rune_lsp.answers.code.by_header import by_headers
 from rune_lsp.answers.code.by_statement import binds_only, by_statements, only_statements
 from rune_lsp.answers.code.by_text import Miss
 from rune_lsp.answers.code.by_whole_file import whole_file
