@@ -111,7 +111,7 @@ def _placed(
     if constants:
         written = [line for statement in constants for line in _lines(parsed, statement)]
         at = _constant_point(now)
-        after = _after_definitions_read(now, written)
+        after = _after_names_read(now, written)
         if after is not None and after > at:
             at, written = after, ["", "", *written]  # two blank lines below the definition
         elif at == 0 and now.definitions:
@@ -184,12 +184,16 @@ def _new_constants(
     ]
 
 
-def _after_definitions_read(now: Outline, constants: list[str]) -> int | None:
-    """The line after the last of the file's top-level definitions the new constants (their
-    lines) read, or None: `HANDLERS = {"add": handle_add}` put above `def handle_add` raised
-    NameError on import (reader probe, 7 December 2026)."""
+def _after_names_read(now: Outline, constants: list[str]) -> int | None:
+    """The line after the last of the file's top-level definitions and assignments the new
+    constants (their lines) read, or None: `HANDLERS = {"add": handle_add}` put above
+    `def handle_add` raised NameError on import (reader probe, 7 December 2026), and so would
+    `_WORDS = re.compile(... % LIMIT)` above a `LIMIT = 10` below the functions. Where that
+    puts a constant below code that reads it on import, the reader refuses the result
+    (`import_time.py`)."""
     read = names_read(constants)
     ends = [d.end for d in now.definitions if d.name in read]
+    ends += [s.end for s in now.statements if s.assigns in read]
     return max(ends) + 1 if ends else None
 
 

@@ -101,6 +101,13 @@ def method_at_top(name: str, first: str, shown: str) -> str:
     )
 
 
+def read_before_defined(name: str, shown: str) -> str:
+    return (
+        f"placed in {shown}, it would read `{name}` on import before the line that defines "
+        f"`{name}` (a NameError)"
+    )
+
+
 def one_line(shown: str) -> str:
     return f"a one-line block cannot be placed in {shown}"
 

@@ -31,6 +31,7 @@ from pathlib import PurePosixPath
 from rune_lsp.answers.code import prompts
 from rune_lsp.answers.code.by_text import Miss
 from rune_lsp.answers.code.fences import Fence, answer_blocks, speaks
+from rune_lsp.answers.code.import_time import read_before_bound
 from rune_lsp.answers.code.layout import layout_only
 from rune_lsp.answers.code.placing import Block, place
 from rune_lsp.answers.code.python_source import (
@@ -188,6 +189,10 @@ class _FileReading:
             if stray is not None:
                 reason = prompts.method_at_top(*stray, shown)
                 return cls(path, refusal=prompts.refusal(reason, path))
+            early = None if path.lower().endswith(".pyi") else _new_read_before_bound(file, later)
+            if early is not None:
+                reason = prompts.read_before_defined(early, shown)
+                return cls(path, refusal=prompts.refusal(reason, path))
             relaid = layout_only(file, merged, after)
         old_text, new_text = minimal_edit(current, after)
         return cls(path, edit=FileEdit(path, old_text, new_text, relaid))
@@ -255,6 +260,19 @@ def _new_method_at_top(now: Outline | None, later: Outline | None) -> tuple[str,
         if unit.first_parameter in METHOD_FIRST_PARAMETERS and unit.name not in had:
             return unit.name, unit.first_parameter
     return None
+
+
+def _new_read_before_bound(file: FileText, later: Outline | None) -> str | None:
+    """A name the result (`later`) reads on import before the line that binds it, where the
+    file did not: an exact placement that raises NameError (a new constant above the constant
+    it reads, or below the function whose default value reads it). The file's own such reads
+    (a fallback `try: x except NameError: x = ...`) are its business, and a file that does not
+    parse has none to compare with; a stub (`.pyi`) never runs, and is not asked."""
+    early = read_before_bound(later.module) if later is not None else {}
+    if not early or file.outline is None:
+        return None  # the file is asked only when the result has any: most have none
+    had = read_before_bound(file.outline.module)
+    return next((name for name in early if name not in had), None)
 
 
 def _new_syntax_error(before: str, after: str, replaces: list[Replace]) -> SyntaxError | None:
