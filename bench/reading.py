@@ -5,7 +5,9 @@ numbers (the tier that took 206 s in process before), a 400-line answer holding 
 40-function file, a 1 MB answer on one line (prose, and a fence opening followed by spaces: the
 line the old opening regex backtracked on for 8.3 s at 30 KB), a block line of 20,000 `#`
 (the placeholder pattern's old worst case, 13 s), a block of a file of alike lines (1.3 s
-before), the fixed function then the whole file, a whole file over one whose lines end in
+before), the fixed function then the whole file (on a file of alike functions too: 20 s
+before its alignment was budgeted), a whole file of alike lines with one changed (its edit
+widened one line at a time took 6 s), a whole file over one whose lines end in
 spaces, and answers of thousands of
 small blocks (no target: some 50 microseconds a block, and one `ast.parse` for a block that
 defines something). Also the split of the property test's random answers
@@ -65,6 +67,21 @@ def whole_file_answer(lines: int) -> tuple[str, str]:
     file = "\n".join(out) + "\n"
     fixed = file.replace("    return total - b\n", "    return total + b\n", 1)
     return file, f"```python\n{fixed}```\n"
+
+
+def alike_functions(functions: int, lines: int) -> tuple[str, str]:
+    """A file of functions whose bodies are the same `lines` lines, and the file with one
+    function's result fixed and two body lines changed in every function."""
+    out = []
+    for index in range(functions):
+        out += [f"def f_{index}():", *(f"    v_{k} = {k}" for k in range(lines))]
+        out += [f"    return {index}", "", ""]
+    file = "\n".join(out) + "\n"
+    whole = file.replace("    return 7\n", "    return 7 + 1\n", 1)
+    whole = whole.replace("    v_3 = 3\n", "    v_3 = 3  # three\n").replace(
+        "    v_20 = 20\n", "    v_20 = 21\n"
+    )
+    return file, whole
 
 
 def reading_rows(
@@ -132,6 +149,25 @@ def run(quick: bool) -> Section:
     first = whole_file.split("\n\n\n", 1)[0].replace("return total - b", "return total + b")
     both = f"```python\n{first}\n```\n{whole}"
     rows += reading_rows("the fixed function, then the whole file", whole_file, both, None, repeats)
+    # The same on a file of functions of alike lines, the whole file changed in every one of
+    # them: aligning the two (`spans.agreeing`) took 20 s with difflib's SequenceMatcher.
+    alike_file, alike_whole = alike_functions(200, 30)
+    fixed_one = alike_whole.split("def f_7():")[1].split("\n\n\n")[0]
+    alike_both = f"```python\ndef f_7():{fixed_one}\n```\n```python\n{alike_whole}```\n"
+    rows += reading_rows(
+        "a fixed function, then a whole file of alike functions", alike_file, alike_both, None, 3
+    )
+    # A whole file of 20,000 alike lines with the middle one changed: the edit's old text is
+    # widened until it is unique, which one line at a time took 6 s of `minimal_edit`.
+    alike_lines = "x = 1\n" * 20_000
+    middle = alike_lines.replace("x = 1\n", "x = 2\n", 10_001).replace("x = 2\n", "x = 1\n", 10_000)
+    rows += reading_rows(
+        "a whole file of 20,000 alike lines, the middle one changed",
+        alike_lines,
+        f"```python\n{middle}```\n",
+        None,
+        3,
+    )
     # Every line of the file ends in a space, and the whole file comes back with two lines
     # changed far apart: the lines between keep their spaces (aligned, `spans.FileText`).
     spaced = "".join(f"{line} \n" if line else "\n" for line in whole_file.split("\n")[:-1])

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 
 from rune_lsp.answers.code.reading import CodeReading, FileEdit
+from rune_lsp.linediff import same_lines
 from rune_lsp.loop.messages import Message, RawToolCall, ToolCall
 from rune_lsp.loop.ports import ToolExecutor
 from rune_lsp.loop.prompts import (
@@ -135,11 +135,10 @@ def _changed_lines(old: str, new: str) -> frozenset[str]:
     """The lines a change removes or adds, without their line ends and trailing blanks."""
     before = [line.rstrip() for line in old.splitlines()]
     after = [line.rstrip() for line in new.splitlines()]
-    changed: set[str] = set()
-    for tag, i1, i2, j1, j2 in SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
-        if tag != "equal":
-            changed.update(before[i1:i2], after[j1:j2])
-    return frozenset(changed)
+    kept = same_lines(before, after)
+    old_kept, new_kept = {i for i, _ in kept}, {j for _, j in kept}
+    removed = {line for i, line in enumerate(before) if i not in old_kept}
+    return frozenset(removed | {line for j, line in enumerate(after) if j not in new_kept})
 
 
 def edit_calls(reading: CodeReading) -> tuple[RawToolCall, ...]:

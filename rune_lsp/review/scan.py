@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import accumulate
 
+from rune_lsp.linediff import Block, matching_blocks, occurring_once
 from rune_lsp.lines import split_lines
-from rune_lsp.review.linediff import Block, matching_blocks, occurring_once
 from rune_lsp.review.lines import Text
 
 #: (old start, old stop, new start, new stop): a changed region, in characters, whole lines.

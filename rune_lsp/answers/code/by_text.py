@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from rune_lsp.answers.code import prompts
-from rune_lsp.answers.code.alignment import same_lines
 from rune_lsp.answers.code.python_source import opens_definition
 from rune_lsp.answers.code.spans import FileText, Replace, indent_steps
+from rune_lsp.linediff import same_lines
 
 #: Whole-file tier: the share of the file's non-blank lines the block must repeat.
 WHOLE_FILE_SHARE = 0.6
@@ -71,29 +71,73 @@ def whole_text(block: list[str], file: FileText, shown: str) -> Replace | Miss |
     repeated = Counter(line.strip() for line in block if line.strip())
     if sum((repeated & file.counts).values()) < WHOLE_FILE_SHARE * len(filled):
         return None
-    left_out = _left_out(file.stripped[lo : hi + 1], [line.strip() for line in block])
+    moved = _moved(block, _width(file.lines[lo]) - _width(block[0]))
+    left_out = _left_out(file.lines[lo : hi + 1], block if moved is None else moved)
     if left_out is not None:
         return Miss(prompts.leaves_out(lo + left_out[0] + 1, lo + left_out[1] + 1, shown))
-    moved = _moved(block, _width(file.lines[lo]) - _width(block[0]))
     return None if moved is None else Replace(lo, hi, moved)
 
 
-#: The fewest non-blank lines of a file, all in a row, that a whole-file block may not drop
-#: without putting anything in their place: a function of three lines.
+#: The fewest lines of one unit of a file (a line opening it, the deeper lines under it, the
+#: line closing it) that a whole-file block may not drop: a function of three lines.
 LEFT_OUT = 3
 
 
 def _left_out(now: Sequence[str], block: Sequence[str]) -> tuple[int, int] | None:
-    """The first run of `now`'s lines (indexes) that `block` drops with nothing in its place,
-    holding LEFT_OUT non-blank lines or more: a whole-file answer that leaves a function out
-    (no parser here tells a function from a line) deleted it (review, 7 December 2026). A
-    fix that rewrites lines into fewer puts something in their place."""
-    pairs = [(-1, -1), *same_lines(now, block), (len(now), len(block))]
-    for (i, j), (next_i, next_j) in pairwise(pairs):
-        dropped = [k for k in range(i + 1, next_i) if now[k]]
-        if next_j == j + 1 and len(dropped) >= LEFT_OUT:
-            return dropped[0], dropped[-1]
+    """The first and last line (indexes) of the first unit of `now` that `block` drops, of
+    LEFT_OUT lines or more, opening shallower than anything the block puts in its place: a
+    whole-file answer that leaves a function out (no parser here tells a function from a line)
+    deleted it (review, 7 December 2026). A fix that rewrites a body into fewer lines stays as
+    deep as they were, and one that rewrites a function as one line puts a line as shallow.
+    Which of two alike `}` lines pairs with the block's is the alignment's choice, so the
+    dropped function may share its stretch with a fixed line above it, and its own `}` may be
+    the line after the stretch. Depths are compared as levels (the rank of a line's indent
+    among the text's own), since a block may indent with 4 spaces a file that uses tabs."""
+    stripped = [line.strip() for line in now]
+    level_now, level_block = _levels(now), _levels(block)
+    pairs = [(-1, -1), *same_lines(stripped, [line.strip() for line in block])]
+    for (i, j), (next_i, next_j) in pairwise([*pairs, (len(now), len(block))]):
+        dropped = [k for k in range(i + 1, next_i) if stripped[k]]
+        put = [level_block[k] for k in range(j + 1, next_j) if block[k].strip()]
+        floor = min(put, default=len(now))
+        for at, start in enumerate(dropped):
+            if level_now[start] < floor and stripped[start][0] not in ")]}":
+                unit = _unit(now, dropped[at:], next_i)
+                if unit is not None:
+                    return unit
     return None
+
+
+def _unit(now: Sequence[str], dropped: Sequence[int], after: int) -> tuple[int, int] | None:
+    """The unit opening at `dropped[0]` among the dropped lines `dropped` (a stretch that ends
+    before line `after`): that line, the deeper lines under it, and a closing line as deep
+    (the stretch's, else the line after it); its first and last line when they are LEFT_OUT
+    lines or more."""
+    start = dropped[0]
+    width = _width(now[start])
+    count, end = 1, start
+    for k in dropped[1:]:
+        if _width(now[k]) <= width:
+            if _closes(now[k], width):
+                count, end = count + 1, k
+            break
+        count, end = count + 1, k
+    else:
+        if after < len(now) and _closes(now[after], width):
+            count, end = count + 1, after
+    return (start, end) if count >= LEFT_OUT else None
+
+
+def _closes(line: str, width: int) -> bool:
+    return line.strip()[:1] in (")", "]", "}") and _width(line) == width
+
+
+def _levels(lines: Sequence[str]) -> list[int]:
+    """Each line's depth as the rank of its indent's width among the widths of `lines`' non-blank
+    lines (a blank line: 0)."""
+    widths = sorted({_width(line) for line in lines if line.strip()})
+    rank = {width: level for level, width in enumerate(widths)}
+    return [rank[_width(line)] if line.strip() else 0 for line in lines]
 
 
 def anchors(block: list[str], file: FileText, shown: str, python: bool) -> list[Replace] | Miss:

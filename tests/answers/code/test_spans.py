@@ -4,7 +4,9 @@ others are refused by the caller."""
 
 from __future__ import annotations
 
-from rune_lsp.answers.code.spans import FileText, Replace, agreeing, indent_steps
+import random
+
+from rune_lsp.answers.code.spans import FileText, Replace, agreeing, indent_steps, minimal_edit
 
 FILE = FileText.of("a = 1\nb = 2\nc = 3\nd = 4\n")
 
@@ -59,3 +61,51 @@ def test_lines_a_replacement_repeats_keep_their_trailing_spaces_and_endings() ->
 
 def test_indent_steps_are_each_lines_depth_against_the_line_before() -> None:
     assert indent_steps(["def f():", "    if x:", "", "        y", "    z"]) == (0, 4, 0, 4, -4)
+
+
+def _widened_line_by_line(before: str, after: str) -> tuple[str, str]:
+    """minimal_edit's meaning, the slow way: one line more on each side until unique."""
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    for more in range(len(old) + 1):
+        lo, hi = max(0, head - more), min(len(old), len(old) - tail + more)
+        old_text = "".join(old[lo:hi])
+        new_text = "".join(new[lo : hi + len(new) - len(old)])
+        if old_text.endswith("\n") and new_text.endswith("\n"):
+            old_text, new_text = old_text[:-1], new_text[:-1]
+        whole = lo == 0 and hi == len(old)
+        first = before.find(old_text)  # overlapping occurrences count: not str.count
+        if whole or (old_text and before.find(old_text, first + 1) == -1):
+            return old_text, new_text
+    raise AssertionError("unreachable")
+
+
+def test_a_change_in_a_unique_place_is_its_lines_alone() -> None:
+    before = "a = 1\nb = 2\nc = 3\n"
+
+    assert minimal_edit(before, "a = 1\nb = 20\nc = 3\n") == ("b = 2", "b = 20")
+
+
+def test_a_change_amid_alike_lines_is_widened_to_the_first_unique_text() -> None:
+    before = "top\n" + "x = 1\n" * 50 + "bottom\n"
+    after = before.replace("x = 1\n", "x = 2\n", 1)
+
+    # The first alike line changed: a line more on each side takes in `top`, which is unique.
+    assert minimal_edit(before, after) == ("top\nx = 1\nx = 1", "top\nx = 2\nx = 1")
+
+
+def test_minimal_edit_widens_as_one_line_at_a_time_would() -> None:
+    rng = random.Random(3)
+    for _ in range(400):
+        old = [rng.choice(["a\n", "b\n", "a\n", "c\n"]) for _ in range(rng.randrange(1, 40))]
+        new = list(old)
+        at = rng.randrange(len(new))
+        new[at : at + rng.randrange(0, 3)] = [rng.choice(["a\n", "d\n", "e\n"])]
+        before, after = "".join(old), "".join(new)
+        if before != after:
+            assert minimal_edit(before, after) == _widened_line_by_line(before, after)
