@@ -108,6 +108,20 @@ def read_before_defined(name: str, shown: str) -> str:
     )
 
 
+def not_defined_anywhere(name: str, scope: str, shown: str, left_out: str | None) -> str:
+    reader = f"`{scope}`" if scope else "its module code"
+    if left_out is not None:
+        # Told only "define it", Qwen2.5-Coder 1.5B sent the same block again (22_median).
+        return (
+            f"placed in {shown}, {reader} would read `{name}`, which it no longer defines (a "
+            f"NameError when it runs): your block leaves out the line `{left_out}`"
+        )
+    return (
+        f"placed in {shown}, {reader} would read `{name}`, which {shown} defines nowhere (a "
+        "NameError when it runs): define it, or use a name the file has"
+    )
+
+
 def one_line(shown: str) -> str:
     return f"a one-line block cannot be placed in {shown}"
 

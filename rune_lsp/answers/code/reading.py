@@ -41,6 +41,7 @@ from rune_lsp.answers.code.python_source import (
     parse_error,
 )
 from rune_lsp.answers.code.spans import FileText, Replace, agreeing, disjoint, minimal_edit
+from rune_lsp.answers.code.undefined import binding_line, undefined_names
 
 
 @dataclass(frozen=True)
@@ -189,9 +190,19 @@ class _FileReading:
             if stray is not None:
                 reason = prompts.method_at_top(*stray, shown)
                 return cls(path, refusal=prompts.refusal(reason, path))
-            early = None if path.lower().endswith(".pyi") else _new_read_before_bound(file, later)
+            stub = path.lower().endswith(".pyi")  # never runs: names may come in any order
+            early = None if stub else _new_read_before_bound(file, later)
             if early is not None:
                 reason = prompts.read_before_defined(early, shown)
+                return cls(path, refusal=prompts.refusal(reason, path))
+            unbound = None if stub else _new_undefined(current, after, path)
+            if unbound is not None:
+                name, scope = unbound
+                now = file.outline
+                line = None if now is None else binding_line(now.module, file.lines, scope, name)
+                if line is not None and line in {kept.strip() for kept in after.splitlines()}:
+                    line = None  # still there: a scope rule (a class body's comprehension)
+                reason = prompts.not_defined_anywhere(name, scope, shown, line)
                 return cls(path, refusal=prompts.refusal(reason, path))
             relaid = layout_only(file, merged, after)
         old_text, new_text = minimal_edit(current, after)
@@ -273,6 +284,17 @@ def _new_read_before_bound(file: FileText, later: Outline | None) -> str | None:
         return None  # the file is asked only when the result has any: most have none
     had = read_before_bound(file.outline.module)
     return next((name for name in early if name not in had), None)
+
+
+def _new_undefined(before: str, after: str, path: str) -> tuple[str, str] | None:
+    """A name the result reads and binds nowhere (and the scope reading it), where the file
+    did not read it so: a fix that dropped the line defining it raised NameError on its first
+    call (`answers/code/undefined.py`). The file's own such names are its business."""
+    unbound = undefined_names(after, path)
+    if not unbound:
+        return None  # the file is asked only when the result has any: most have none
+    had = undefined_names(before, path)
+    return next(((name, scope) for name, scope in unbound.items() if name not in had), None)
 
 
 def _new_syntax_error(before: str, after: str, replaces: list[Replace]) -> SyntaxError | None:

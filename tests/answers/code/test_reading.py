@@ -29,6 +29,19 @@ def test_a_whole_file_answer_edits_only_what_changed() -> None:
     )
 
 
+def test_a_fix_reading_a_name_bound_nowhere_is_refused_and_the_files_own_are_not() -> None:
+    dropped = read_code(
+        fenced("def add(a, b):\n    return a + total"), {"app.py": SHAPES}, "app.py"
+    )
+    assert dropped.refusal is not None
+    assert "`add` would read `total`, which app.py defines nowhere" in dropped.refusal
+
+    # A name the file already reads unbound (a plugin injects it, say) is the file's business.
+    injected = SHAPES + "\n\ndef hook():\n    return registry\n"
+    fixed = read_code(fenced("def add(a, b):\n    return a + b"), {"app.py": injected}, "app.py")
+    assert fixed.edits == (FileEdit("app.py", "    return a - b", "    return a + b"),)
+
+
 def test_a_block_for_an_unreadable_named_file_is_refused_naming_it() -> None:
     answer = "```python title=utils.py\ndef double(x):\n    return x * 2\n```"
     reading = read_code(answer, {"app.py": SHAPES}, "app.py")
