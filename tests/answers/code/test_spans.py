@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import random
 
-from rune_lsp.answers.code.spans import FileText, Replace, agreeing, indent_steps, minimal_edit
+from rune_lsp.answers.code.spans import (
+    FileText,
+    Replace,
+    _common_ends,
+    agreeing,
+    indent_steps,
+    minimal_edit,
+)
 
 FILE = FileText.of("a = 1\nb = 2\nc = 3\nd = 4\n")
 
@@ -66,12 +73,7 @@ def test_indent_steps_are_each_lines_depth_against_the_line_before() -> None:
 def _widened_line_by_line(before: str, after: str) -> tuple[str, str]:
     """minimal_edit's meaning, the slow way: one line more on each side until unique."""
     old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
+    head, tail = _common_ends(old, new)
     for more in range(len(old) + 1):
         lo, hi = max(0, head - more), min(len(old), len(old) - tail + more)
         old_text = "".join(old[lo:hi])
