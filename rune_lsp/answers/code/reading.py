@@ -41,7 +41,7 @@ from rune_lsp.answers.code.python_source import (
     parse_error,
 )
 from rune_lsp.answers.code.spans import FileText, Replace, agreeing, disjoint, minimal_edit
-from rune_lsp.answers.code.undefined import binding_line, undefined_names
+from rune_lsp.answers.code.undefined import binding_line, pruned, undefined_names
 
 
 @dataclass(frozen=True)
@@ -195,7 +195,7 @@ class _FileReading:
             if early is not None:
                 reason = prompts.read_before_defined(early, shown)
                 return cls(path, refusal=prompts.refusal(reason, path))
-            unbound = None if stub else _new_undefined(current, after, path)
+            unbound = None if stub or later is None else _new_undefined(current, after, later, path)
             if unbound is not None:
                 name, scope = unbound
                 now = file.outline
@@ -286,15 +286,17 @@ def _new_read_before_bound(file: FileText, later: Outline | None) -> str | None:
     return next((name for name in early if name not in had), None)
 
 
-def _new_undefined(before: str, after: str, path: str) -> tuple[str, str] | None:
-    """A name the result reads and binds nowhere (and the scope reading it), where the file
-    did not read it so: a fix that dropped the line defining it raised NameError on its first
-    call (`answers/code/undefined.py`). The file's own such names are its business."""
+def _new_undefined(before: str, after: str, later: Outline, path: str) -> tuple[str, str] | None:
+    """A name the result (parsed as `later`) reads and binds nowhere (and the definition
+    reading it), where the file did not read it so: a fix that dropped the line defining it
+    raised NameError on its first call (`answers/code/undefined.py`). The file's own such
+    names are its business; the syntax tree is walked only for names the result adds."""
     unbound = undefined_names(after, path)
     if not unbound:
         return None  # the file is asked only when the result has any: most have none
     had = undefined_names(before, path)
-    return next(((name, scope) for name, scope in unbound.items() if name not in had), None)
+    fresh = pruned(later.module, {n: r for n, r in unbound.items() if n not in had})
+    return next(iter(fresh.items()), None)
 
 
 def _new_syntax_error(before: str, after: str, replaces: list[Replace]) -> SyntaxError | None:

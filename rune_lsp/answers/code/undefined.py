@@ -18,8 +18,6 @@ import re
 import symtable
 from collections.abc import Iterator, Sequence
 
-from rune_lsp.python_parse import parse
-
 #: Ways a module gets names no reader sees: `globals()`/`locals()`/`vars()` written to
 #: (`plistlib`), `exec`, `sys.modules[__name__]`, an enum's members put into the module
 #: (`re`'s `@global_enum`, `ssl`'s `_convert_`), gettext's `install` (`_`). Star imports are
@@ -46,8 +44,9 @@ _OWN_SCOPE = (*_SCOPES, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast
 
 def undefined_names(source: str, path: str) -> dict[str, str]:
     """Each name `source` reads and binds nowhere, with the definition reading it first, by
-    its qualified name (`Cart.total`; "" for the module's own statements); empty for a file
-    that binds names dynamically or that `symtable` cannot read."""
+    its qualified name (`Cart.total`; "" for the module's own statements), as `symtable` sees
+    them (`pruned` takes out what it cannot tell); empty for a file that binds names
+    dynamically or that `symtable` cannot read."""
     if _DYNAMIC.search(source):
         return {}
     try:
@@ -68,13 +67,17 @@ def undefined_names(source: str, path: str) -> dict[str, str]:
             name = symbol.get_name()
             if symbol.is_referenced() and symbol.is_global() and name not in bound | _GIVEN:
                 found.setdefault(name, qualified)
-    if found:  # the syntax tree only for the rare file with such a name
-        tree = parse(source)
-        if any(_star_import(node) for node in ast.walk(tree)):
-            return {}
-        for name in _only_in_local_annotations(tree):
-            found.pop(name, None)
     return found
+
+
+def pruned(tree: ast.Module, found: dict[str, str]) -> dict[str, str]:
+    """`found` (of the module parsed as `tree`) without what `symtable` cannot tell: nothing
+    when a star import may bind any name, and no name read only in a local variable's
+    annotation. Walks the tree, so asked only of the names that matter."""
+    if not found or any(_star_import(node) for node in ast.walk(tree)):
+        return {}
+    unread = _only_in_local_annotations(tree)
+    return {name: reader for name, reader in found.items() if name not in unread}
 
 
 def _scopes(table: symtable.SymbolTable) -> Iterator[tuple[symtable.SymbolTable, str]]:

@@ -6,19 +6,25 @@ import ast
 
 import pytest
 
-from rune_lsp.answers.code.undefined import binding_line, undefined_names
+from rune_lsp.answers.code.undefined import binding_line, pruned, undefined_names
+
+
+def _unbound(source: str, path: str = "prog.py") -> dict[str, str]:
+    """As the reader asks: what symtable finds, then what the syntax tree takes out."""
+    found = undefined_names(source, path)
+    return pruned(ast.parse(source), found) if found else {}
 
 
 def test_a_name_a_function_reads_and_nothing_binds_is_found_with_its_reader() -> None:
     source = "def median(values):\n    ordered = sorted(values)\n    return ordered[middle]\n"
 
-    assert undefined_names(source, "prog.py") == {"middle": "median"}
+    assert _unbound(source, "prog.py") == {"middle": "median"}
 
 
 def test_the_reader_is_named_by_its_qualified_name_and_the_modules_own_by_none() -> None:
     assert undefined_names("print(missing)\n", "prog.py") == {"missing": ""}
     nested = "class Cart:\n    def total(self):\n        return [x for x in missing]\n"
-    assert undefined_names(nested, "prog.py") == {"missing": "Cart.total"}
+    assert _unbound(nested, "prog.py") == {"missing": "Cart.total"}
 
 
 @pytest.mark.parametrize(
@@ -44,24 +50,24 @@ def test_the_reader_is_named_by_its_qualified_name_and_the_modules_own_by_none()
     ],
 )
 def test_a_name_bound_somewhere_or_unknowable_is_not_found(source: str) -> None:
-    assert undefined_names(source, "prog.py") == {}
+    assert _unbound(source, "prog.py") == {}
 
 
 def test_a_method_reading_a_class_attribute_by_its_bare_name_is_found() -> None:
     source = "class K:\n    size = 1\n    def m(self):\n        return size\n"
 
-    assert undefined_names(source, "prog.py") == {"size": "K.m"}
+    assert _unbound(source, "prog.py") == {"size": "K.m"}
 
 
 def test_an_annotation_that_runs_is_read() -> None:
     # A class attribute's annotation and a signature's (without the __future__ import) run
     # on import; a local annotation whose name is also called runs where it is called.
-    assert undefined_names("class A:\n    x: Decimal = 0\n", "m.py") == {"Decimal": "A"}
+    assert _unbound("class A:\n    x: Decimal = 0\n", "m.py") == {"Decimal": "A"}
     assert undefined_names("def f(x: Decimal):\n    return x\n", "m.py") == {"Decimal": ""}
     in_function = "def f():\n    class A:\n        x: Decimal = 0\n    return A\n"
-    assert undefined_names(in_function, "m.py") == {"Decimal": "f.A"}
+    assert _unbound(in_function, "m.py") == {"Decimal": "f.A"}
     local = "def f():\n    total: Decimal = Decimal(0)\n    return total\n"
-    assert undefined_names(local, "m.py") == {"Decimal": "f"}
+    assert _unbound(local, "m.py") == {"Decimal": "f"}
 
 
 def test_the_line_that_binds_the_name_now_is_quoted() -> None:
