@@ -6,22 +6,22 @@ above the module constant it reads (`_WORDS = re.compile(... % LIMIT)` after the
 Run at import are the top level's statements, a function's decorators and default values (not
 its body), a class's decorators, bases and body; not an `if TYPE_CHECKING:` body. Line order
 stands for the order they run in, which holds at the top level but for loops. Names the file
-never binds at its top level (a star import's, a class's own attributes) and builtins are not
-asked about. The walks keep their own stack: a module-level expression nested a thousand deep
-(`X = 1 + 1 + ...`) compiles, and must not overflow Python's.
+never binds at its top level (a star import's, a class's own attributes) and what a module
+reads unbound and still runs (a builtin rebound later, as `csv.py`'s fallback `complex =
+float`; `undefined.GIVEN`) are not asked about. The walks keep their own stack: a module-level
+expression nested a thousand deep (`X = 1 + 1 + ...`) compiles, and must not overflow Python's.
 """
 
 from __future__ import annotations
 
 import ast
-import builtins
 from collections.abc import Sequence
+
+from rune_lsp.answers.code.python_source import names_type_checking
+from rune_lsp.answers.code.undefined import GIVEN
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-#: Names a module reads before binding them and still runs: a builtin rebound later
-#: (`csv.py`'s fallback `complex = float`), the module's own `__name__`, `__doc__`.
-_GIVEN = frozenset(dir(builtins))
 
 
 def read_before_bound(module: ast.Module) -> dict[str, tuple[int, int]]:
@@ -33,7 +33,7 @@ def read_before_bound(module: ast.Module) -> dict[str, tuple[int, int]]:
     early: dict[str, tuple[int, int]] = {}
     for name, line in _reads(module.body):
         first = bound.get(name)
-        if first is not None and line < first and name not in _GIVEN:
+        if first is not None and line < first and name not in GIVEN:
             early[name] = (min(line, early.get(name, (line, 0))[0]), first)
     return early
 
@@ -92,12 +92,6 @@ def _run_at_import(node: ast.AST) -> list[ast.AST]:
     if isinstance(node, ast.AnnAssign):
         # The annotation is left out: under `from __future__ import annotations` it never runs.
         return [part for part in (node.target, node.value) if part is not None]
-    if isinstance(node, ast.If) and _type_checking(node.test):
+    if isinstance(node, ast.If) and names_type_checking(node.test):
         return [node.test, *node.orelse]
     return list(ast.iter_child_nodes(node))
-
-
-def _type_checking(test: ast.expr) -> bool:
-    """`TYPE_CHECKING` or `typing.TYPE_CHECKING`: false when the module runs."""
-    name = test.attr if isinstance(test, ast.Attribute) else getattr(test, "id", None)
-    return name == "TYPE_CHECKING"

@@ -345,7 +345,7 @@ def imports_for_types_only(block: Outline, file: Outline) -> frozenset[int]:
     guarded = {
         ast.unparse(inner)
         for node in file.module.body
-        if isinstance(node, ast.If) and _names_type_checking(node.test)
+        if isinstance(node, ast.If) and names_type_checking(node.test)
         for inner in node.body
         if isinstance(inner, ast.Import | ast.ImportFrom)
     }
@@ -361,7 +361,7 @@ def imports_for_types_only(block: Outline, file: Outline) -> frozenset[int]:
     )
 
 
-def _names_type_checking(test: ast.expr) -> bool:
+def names_type_checking(test: ast.expr) -> bool:
     """`TYPE_CHECKING` or `typing.TYPE_CHECKING` (any module's attribute of that name)."""
     if isinstance(test, ast.Attribute):
         return test.attr == "TYPE_CHECKING"

@@ -41,7 +41,7 @@ from rune_lsp.answers.code.python_source import (
     parse_error,
 )
 from rune_lsp.answers.code.spans import FileText, Replace, agreeing, disjoint, minimal_edit
-from rune_lsp.answers.code.undefined import binding_line, pruned, undefined_names
+from rune_lsp.answers.code.undefined import left_out_line, pruned, undefined_names
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,8 @@ class _FileReading:
     @classmethod
     def of(cls, path: str, current: str, blocks: list[Block]) -> _FileReading:
         file = FileText.of(current)
-        python = PurePosixPath(path).suffix.lower() in (".py", ".pyi")
+        suffix = PurePosixPath(path).suffix.lower()
+        python = suffix in (".py", ".pyi")
         shown = PurePosixPath(path).name
         placements: list[list[Replace]] = []
         misses: list[Miss] = []
@@ -190,7 +191,7 @@ class _FileReading:
             if stray is not None:
                 reason = prompts.method_at_top(*stray, shown)
                 return cls(path, refusal=prompts.refusal(reason, path))
-            stub = path.lower().endswith(".pyi")  # never runs: names may come in any order
+            stub = suffix == ".pyi"  # never runs: names may come in any order
             early = None if stub else _new_read_before_bound(file, later)
             if early is not None:
                 reason = prompts.read_before_defined(early, shown)
@@ -199,9 +200,11 @@ class _FileReading:
             if unbound is not None:
                 name, scope = unbound
                 now = file.outline
-                line = None if now is None else binding_line(now.module, file.lines, scope, name)
-                if line is not None and line in {kept.strip() for kept in after.splitlines()}:
-                    line = None  # still there: a scope rule (a class body's comprehension)
+                line = (
+                    None
+                    if now is None
+                    else left_out_line(now.module, file.lines, scope, name, after)
+                )
                 reason = prompts.not_defined_anywhere(name, scope, shown, line)
                 return cls(path, refusal=prompts.refusal(reason, path))
             relaid = layout_only(file, merged, after)

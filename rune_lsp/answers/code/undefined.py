@@ -28,7 +28,7 @@ _DYNAMIC = re.compile(
 )
 #: What a module may read without binding it: builtins (and Windows' one), the attributes
 #: the import system sets, a method's implicit `__class__` and a class body's own names.
-_GIVEN = frozenset(dir(builtins)) | frozenset(
+GIVEN = frozenset(dir(builtins)) | frozenset(
     (
         *("__file__", "__name__", "__doc__", "__spec__", "__loader__", "__package__"),
         *("__path__", "__builtins__", "__annotations__", "__cached__", "__class__"),
@@ -61,11 +61,12 @@ def undefined_names(source: str, path: str) -> dict[str, str]:
         if (scope is module or symbol.is_declared_global())
         and (symbol.is_assigned() or symbol.is_imported())
     }
+    known = bound | GIVEN
     found: dict[str, str] = {}
     for scope, qualified in scopes:
         for symbol in scope.get_symbols():
             name = symbol.get_name()
-            if symbol.is_referenced() and symbol.is_global() and name not in bound | _GIVEN:
+            if symbol.is_referenced() and symbol.is_global() and name not in known:
                 found.setdefault(name, qualified)
     return found
 
@@ -122,11 +123,14 @@ def _own_nodes(definition: ast.AST, apart: tuple[type[ast.AST], ...]) -> Iterato
             stack.extend(ast.iter_child_nodes(node))
 
 
-def binding_line(module: ast.Module, lines: Sequence[str], reader: str, name: str) -> str | None:
+def left_out_line(
+    module: ast.Module, lines: Sequence[str], reader: str, name: str, result: str
+) -> str | None:
     """The line where the file (parsed `module`, its `lines`) binds `name` in the definition
     whose qualified name is `reader` ("" for its top level), not inside a definition or an
-    expression scope of its own; None when it binds none there. What a fix reading `name`
-    unbound left out, quoted back to the model."""
+    expression scope of its own, when the `result` of the placement lacks it; else None (one
+    still there means a scope rule, a class body's comprehension say, not a line left out).
+    What a fix reading `name` unbound left out, quoted back to the model."""
     found = _definition(module, reader)
     if found is None:
         return None
@@ -137,7 +141,9 @@ def binding_line(module: ast.Module, lines: Sequence[str], reader: str, name: st
             and node.id == name
             and 0 < node.lineno <= len(lines)
         ):
-            return lines[node.lineno - 1].strip()
+            line = lines[node.lineno - 1].strip()
+            kept = {text.strip() for text in result.splitlines()}
+            return None if line in kept else line
     return None
 
 

@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from rune_lsp.answers.code.undefined import binding_line, pruned, undefined_names
+from rune_lsp.answers.code.undefined import left_out_line, pruned, undefined_names
 
 
 def _unbound(source: str, path: str = "prog.py") -> dict[str, str]:
@@ -74,11 +74,13 @@ def test_the_line_that_binds_the_name_now_is_quoted() -> None:
     source = "def median(values):\n    middle = len(values) // 2\n    return values[middle]\n"
     module = ast.parse(source)
 
-    assert binding_line(module, source.splitlines(), "median", "middle") == (
+    assert left_out_line(module, source.splitlines(), "median", "middle", "") == (
         "middle = len(values) // 2"
     )
-    assert binding_line(module, source.splitlines(), "median", "other") is None
-    assert binding_line(module, source.splitlines(), "mean", "middle") is None
+    assert left_out_line(module, source.splitlines(), "median", "other", "") is None
+    assert left_out_line(module, source.splitlines(), "mean", "middle", "") is None
+    # A line the result still has is no line left out.
+    assert left_out_line(module, source.splitlines(), "median", "middle", source) is None
 
 
 def test_a_line_of_another_definition_of_the_same_name_is_not_quoted() -> None:
@@ -90,7 +92,7 @@ def test_a_line_of_another_definition_of_the_same_name_is_not_quoted() -> None:
     )
     module, lines = ast.parse(source), source.splitlines()
 
-    assert binding_line(module, lines, "A.__init__", "total") == "total = sum(items)"
-    assert binding_line(module, lines, "B.__init__", "total") is None
-    assert binding_line(module, lines, "outer", "scale") is None  # its nested `norm`'s
-    assert binding_line(module, lines, "outer.norm", "scale") == "scale = max(xs)"
+    assert left_out_line(module, lines, "A.__init__", "total", "") == "total = sum(items)"
+    assert left_out_line(module, lines, "B.__init__", "total", "") is None
+    assert left_out_line(module, lines, "outer", "scale", "") is None  # its nested `norm`'s
+    assert left_out_line(module, lines, "outer.norm", "scale", "") == "scale = max(xs)"
