@@ -63,10 +63,9 @@ def _match_region(
     `budget[0]` is what SequenceMatcher may still spend."""
     sa, sb = a[alo:ahi], b[blo:bhi]
     blocks: list[Block] = []
-    head = _common_head(sa, sb)
+    head, tail = common_ends(sa, sb)
     if head:
         blocks.append((alo, blo, head))
-    tail = min(_common_tail(sa, sb), min(len(sa), len(sb)) - head)
     if tail:
         blocks.append((ahi - tail, bhi - tail, tail))
     alo, blo, ahi, bhi = alo + head, blo + head, ahi - tail, bhi - tail
@@ -98,16 +97,13 @@ def _matcher_cost(a: Sequence[str], b: Sequence[str]) -> int:
     return (len(a) + visits) * (2 * min(len(a), len(b)) + 1)
 
 
-def _common_head(a: Sequence[str], b: Sequence[str]) -> int:
-    """How many leading lines `a` and `b` share."""
+def common_ends(a: Sequence[str], b: Sequence[str]) -> tuple[int, int]:
+    """How many first and last lines `a` and `b` share, never counting a line twice (`a` =
+    `b` + one more line: the head is all of `b`, the tail nothing)."""
     shortest = min(len(a), len(b))
-    return next(compress(count(), map(operator.ne, a, b)), shortest)
-
-
-def _common_tail(a: Sequence[str], b: Sequence[str]) -> int:
-    """How many trailing lines `a` and `b` share."""
-    shortest = min(len(a), len(b))
-    return next(compress(count(), map(operator.ne, reversed(a), reversed(b))), shortest)
+    head = next(compress(count(), map(operator.ne, a, b)), shortest)
+    tail = next(compress(count(), map(operator.ne, reversed(a), reversed(b))), shortest)
+    return head, min(tail, shortest - head)
 
 
 def _unique_anchors(a: Sequence[str], b: Sequence[str]) -> tuple[list[int], list[int]] | None:

@@ -8,7 +8,14 @@ from itertools import pairwise
 import pytest
 
 from rune_lsp import linediff
-from rune_lsp.linediff import Block, _longest_increasing, _matcher_cost, matching_blocks, same_lines
+from rune_lsp.linediff import (
+    Block,
+    _longest_increasing,
+    _matcher_cost,
+    common_ends,
+    matching_blocks,
+    same_lines,
+)
 
 
 def assert_valid(a: list[str], b: list[str], blocks: list[Block]) -> None:
@@ -121,6 +128,20 @@ def test_alike_lines_cost_more_than_distinct_ones() -> None:
 
     assert _matcher_cost(old, new) > linediff.MATCHER_BUDGET
     assert _matcher_cost(distinct, distinct) < linediff.MATCHER_BUDGET
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "ends"),
+    [
+        ("abc", "abc", (3, 0)),
+        ("abxc", "abc", (2, 1)),
+        ("aa", "aaa", (2, 0)),  # a line is counted once, at the head
+        ("xa", "ya", (0, 1)),
+        ("", "abc", (0, 0)),
+    ],
+)
+def test_common_ends_share_no_line(a: str, b: str, ends: tuple[int, int]) -> None:
+    assert common_ends(list(a), list(b)) == ends
 
 
 def test_a_region_over_the_budget_without_unique_lines_pairs_in_place() -> None:

@@ -10,7 +10,7 @@ from functools import cached_property
 from itertools import pairwise
 
 from rune_lsp.answers.code.python_source import Outline, outline
-from rune_lsp.linediff import same_lines
+from rune_lsp.linediff import common_ends, same_lines
 from rune_lsp.lines import split_lines, strip_terminator
 
 
@@ -203,7 +203,7 @@ def _made_by(
     alike lines, `bench/reading.py`), onto exactly the lines `narrow` puts there."""
     old = [line.rstrip() for line in file.lines[narrow.lo : narrow.hi + 1]]
     new = [line.rstrip() for line in narrow.lines]
-    head, tail = _common_ends(old, new)
+    head, tail = common_ends(old, new)
     lo, hi = narrow.lo - wide.lo + head, narrow.hi - wide.lo + 1 - tail  # base[lo:hi] changes
     sizes = (wide.hi + 1 - wide.lo, len(ours))
     start, stop = _start_in(paired, lo, sizes), _stop_in(paired, hi, sizes)
@@ -233,17 +233,6 @@ def _stop_in(paired: dict[int, int], at: int, sizes: tuple[int, int]) -> int | N
     return 0 if at == 0 else sizes[1] if at == sizes[0] else None
 
 
-def _common_ends(old: list[str], new: list[str]) -> tuple[int, int]:
-    """How many first and last lines `old` and `new` share (never counting a line twice)."""
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
-    return head, tail
-
-
 def minimal_edit(before: str, after: str) -> tuple[str, str]:
     """(old_text, new_text) turning `before` into `after`: the changed lines only, widened by
     whole lines of context on both sides until `old_text` occurs exactly once in `before`.
@@ -252,7 +241,7 @@ def minimal_edit(before: str, after: str) -> tuple[str, str]:
     December 2026)."""
     old = split_lines(before)
     new = split_lines(after)
-    head, tail = _common_ends(old, new)
+    head, tail = common_ends(old, new)
 
     def widened(more: int) -> tuple[tuple[str, str], bool]:
         lo, old_hi = max(0, head - more), min(len(old), len(old) - tail + more)

@@ -9,11 +9,11 @@ import random
 from rune_lsp.answers.code.spans import (
     FileText,
     Replace,
-    _common_ends,
     agreeing,
     indent_steps,
     minimal_edit,
 )
+from rune_lsp.linediff import common_ends
 
 FILE = FileText.of("a = 1\nb = 2\nc = 3\nd = 4\n")
 
@@ -73,7 +73,7 @@ def test_indent_steps_are_each_lines_depth_against_the_line_before() -> None:
 def _widened_line_by_line(before: str, after: str) -> tuple[str, str]:
     """minimal_edit's meaning, the slow way: one line more on each side until unique."""
     old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    head, tail = _common_ends(old, new)
+    head, tail = common_ends(old, new)
     for more in range(len(old) + 1):
         lo, hi = max(0, head - more), min(len(old), len(old) - tail + more)
         old_text = "".join(old[lo:hi])
