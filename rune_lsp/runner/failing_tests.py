@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from rune_lsp.python_parse import parse
+from rune_lsp.runner.attributes import attribute_names
 from rune_lsp.runner.py_imports import Binding, bindings, module_file, search_bases
 
 #: Calls followed from the failing test: what it calls, and what that calls (`report.total`
@@ -39,44 +40,6 @@ _UNITTEST_FAILED = re.compile(r"^(?:FAIL|ERROR): (?P<name>\w+) \(", re.MULTILINE
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-#: The special methods Python calls for an operator or a builtin (the data model's names).
-_SUBSCRIPT: dict[type[ast.expr_context], str] = {
-    ast.Load: "__getitem__",
-    ast.Store: "__setitem__",
-    ast.Del: "__delitem__",
-}
-_OPERATORS: dict[type[ast.AST], str] = {
-    ast.In: "__contains__",
-    ast.NotIn: "__contains__",
-    ast.Eq: "__eq__",
-    ast.NotEq: "__ne__",
-    ast.Lt: "__lt__",
-    ast.LtE: "__le__",
-    ast.Gt: "__gt__",
-    ast.GtE: "__ge__",
-    ast.Add: "__add__",
-    ast.Sub: "__sub__",
-    ast.Mult: "__mul__",
-    ast.Div: "__truediv__",
-    ast.Mod: "__mod__",
-    ast.BitOr: "__or__",
-    ast.BitAnd: "__and__",
-}
-_BUILTINS: dict[str, tuple[str, ...]] = {
-    "len": ("__len__",),
-    "iter": ("__iter__",),
-    "list": ("__iter__",),
-    "tuple": ("__iter__",),
-    "sorted": ("__iter__",),
-    "set": ("__iter__",),
-    "dict": ("__iter__",),
-    "repr": ("__repr__",),
-    "str": ("__str__", "__repr__"),
-    "hash": ("__hash__",),
-    "bool": ("__bool__", "__len__"),
-    "copy": ("__copy__",),
-    "deepcopy": ("__deepcopy__",),
-}
 #: Folders whose code is the tests' own (helpers, fixtures): shown after the code under test.
 _TEST_FOLDERS = frozenset({"tests", "test", "testing"})
 
@@ -159,7 +122,7 @@ def used_definitions(
     if not functions:
         return []
     resolver = _Resolver(root, read)
-    attributes = {name for node in functions for name in _attribute_names(node)}
+    attributes = {name for node in functions for name in attribute_names(node)}
     found: list[Definition] = []
     seen: set[tuple[Path, int]] = set()  # (file, first line) of every definition shown
     frontier: list[tuple[Path, str, _Part]] = [
@@ -227,27 +190,6 @@ def _with_local_helpers(
 
 def _loaded_names(node: ast.AST) -> list[str]:
     return [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
-
-
-def _attribute_names(node: ast.AST) -> set[str]:
-    """The attributes `node` names, and the special methods its operators call (`cache["a"] =
-    1` calls `__setitem__`: tinydb 4.8.2's fix of `LRUCache`)."""
-    names = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
-    for child in ast.walk(node):
-        if isinstance(child, ast.Subscript):
-            names.add(_SUBSCRIPT[type(child.ctx)])
-        elif isinstance(child, ast.Compare):
-            names.update(_OPERATORS[type(op)] for op in child.ops if type(op) in _OPERATORS)
-        elif isinstance(child, ast.BinOp | ast.AugAssign) and type(child.op) in _OPERATORS:
-            names.add(_OPERATORS[type(child.op)])
-        elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name | ast.Attribute):
-            called = child.func.id if isinstance(child.func, ast.Name) else child.func.attr
-            names.update(_BUILTINS.get(called, ()))  # `copy.deepcopy(x)` as `deepcopy(x)`
-        elif isinstance(child, ast.For | ast.comprehension):
-            names.add("__iter__")
-        elif isinstance(child, ast.With):
-            names.update(("__enter__", "__exit__"))
-    return names
 
 
 def _chains(node: ast.AST, first_lines: Sequence[int] = ()) -> list[list[str]]:
