@@ -1,14 +1,17 @@
 """The one fence parser: CommonMark's backtick and tilde fences, the file a block names, and
-reading time linear in the answer's length."""
+reading work linear in the answer's length."""
 
 from __future__ import annotations
 
-import time
+import re
+from collections.abc import Callable
 
 import pytest
 
+from rune_lsp.answers.code import fences
 from rune_lsp.answers.code.fences import Fence, answer_blocks, fenced_blocks, speaks
 from rune_lsp.answers.code.reading import named_paths
+from tests.python_steps import lines_run
 
 
 def test_backtick_and_tilde_fences_are_both_read() -> None:
@@ -134,14 +137,8 @@ def test_named_paths_lists_other_files_once_with_the_target_folder_first() -> No
     assert named_paths("```python\n# prog.py\nx = 1\n```", "prog.py") == ()
 
 
-def _cpu(text: str) -> float:
-    """The least CPU time of three readings (the machine is shared: the least is the cost)."""
-    best = float("inf")
-    for _ in range(3):
-        started = time.thread_time()
-        fenced_blocks(text)
-        best = min(best, time.thread_time() - started)
-    return best
+def _work(text: str) -> int:
+    return lines_run(lambda: fenced_blocks(text))
 
 
 @pytest.mark.parametrize(
@@ -153,21 +150,63 @@ def _cpu(text: str) -> float:
     ],
 )
 def test_reading_is_linear_in_the_answer_size(piece: str) -> None:
-    # A wide ratio, never a threshold: 10 times the input may cost well under 100 times.
+    # A wide ratio: 10 times the input may run well under 100 times the lines of Python.
     small, large = piece * 300, piece * 3_000
-    assert _cpu(large) < 30 * max(_cpu(small), 1e-4)
+    assert _work(large) < 30 * _work(small)
 
 
-def test_a_long_opening_line_is_read_in_linear_time() -> None:
-    # Spaces then a backtick: the old opening regex backtracked over the spaces (a 30 KB line
-    # stalled the server 8.3 s, issue 24).
-    small, large = "```" + " " * 3_000 + "x`", "```" + " " * 30_000 + "x`"
-    assert _cpu(large) < 30 * max(_cpu(small), 1e-4)
+class _Recorded:
+    """A regular expression (or the `re` module) that notes how long each text it is asked
+    to search is: one line's work is C code, invisible to `lines_run`."""
+
+    def __init__(self, wrapped: object, lengths: list[int], text_at: int) -> None:
+        self._wrapped, self._lengths, self._text_at = wrapped, lengths, text_at
+
+    def __getattr__(self, name: str) -> Callable[..., object]:
+        method = getattr(self._wrapped, name)
+
+        def recorded(*args: object, **kwargs: object) -> object:
+            self._lengths.append(len(str(args[self._text_at])))
+            return method(*args, **kwargs)
+
+        return recorded
 
 
-def test_one_long_line_is_read_in_linear_time() -> None:
-    small, large = "```" + "a" * 100_000, "```" + "a" * 1_000_000
-    assert _cpu(large) < 30 * max(_cpu(small), 1e-4)
+@pytest.fixture
+def searched(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The length of every text the fence reader's regular expressions search."""
+    lengths: list[int] = []
+    for name, value in vars(fences).items():
+        if isinstance(value, re.Pattern):
+            monkeypatch.setattr(fences, name, _Recorded(value, lengths, text_at=0))
+    monkeypatch.setattr(fences, "re", _Recorded(re, lengths, text_at=1))
+    return lengths
+
+
+def test_the_regular_expressions_search_named_paths(searched: list[int]) -> None:
+    answer = "# file: a.py\n```python title=utils.py\n# utils.py\nx = 1\n```\n```utils.py\ny\n```"
+    fenced_blocks(answer)
+    assert searched  # the recorder sees the reader's searches
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # Spaces then a backtick: the old opening regex backtracked over the spaces (a 30 KB
+        # line stalled the server 8.3 s, issue 24).
+        "```" + " " * 30_000 + "x`",
+        "```" + "a" * 1_000_000,
+        "```python title=" + "a" * 100_000 + ".py",
+        "# file: " + "a" * 100_000 + ".py",
+    ],
+)
+def test_no_regular_expression_searches_a_long_line(searched: list[int], line: str) -> None:
+    # Regular expressions can backtrack; str methods cannot. A long line is only ever split
+    # and stripped, so its cost is linear.
+    for answer in (line, line + "\nx = 1\n```", "```python\n" + line + "\nx\n```"):
+        fenced_blocks(answer)
+        answer_blocks(answer)
+    assert max(searched, default=0) <= fences._NAMING_LENGTH
 
 
 def test_labelled_code_whose_opening_fence_was_left_out_ends_at_its_closing_fence() -> None:

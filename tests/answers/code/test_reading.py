@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import time
-
 from rune_lsp.answers.code.reading import CodeReading, FileEdit, read_code
+from tests.python_steps import lines_run
 
 SHAPES = (
     "import math\n\n\ndef add(a, b):\n    return a - b\n\n\ndef area(r):\n    return math.pi * r\n"
@@ -60,37 +59,28 @@ def _numbered_answer(lines: int) -> tuple[str, str]:
     return file, f"```python\n{numbered}\n```"
 
 
-def _cpu(file: str, answer: str) -> float:
-    best = float("inf")
-    for _ in range(3):
-        started = time.thread_time()
-        reading = read_code(answer, {"prog.py": file}, "prog.py")
-        best = min(best, time.thread_time() - started)
-    assert reading.edits, reading.refusal  # the numbers tier did the work measured
-    return best
+def _work(file: str, answer: str) -> int:
+    readings: list[CodeReading] = []
+    steps = lines_run(lambda: readings.append(read_code(answer, {"prog.py": file}, "prog.py")))
+    assert readings[0].edits, readings[0].refusal  # the numbers tier did the work counted
+    return steps
 
 
 def test_reading_copied_numbers_is_linear_in_the_answer_size() -> None:
     # Issue 24: a character-level SequenceMatcher made a 400-line answer take 206 s. A wide
-    # ratio, never a threshold: 10 times the lines may cost well under 100 times.
+    # ratio: 10 times the lines may run well under 100 times the lines of Python.
     small, large = _numbered_answer(60), _numbered_answer(600)
-    assert _cpu(*large) < 30 * max(_cpu(*small), 1e-4)
+    assert _work(*large) < 30 * _work(*small)
 
 
 def test_reading_many_blocks_is_linear_in_their_number() -> None:
-    file = SHAPES
     piece = "```python\ndef add(a, b):\n    return b + a\n```\n```python\nx = 1\n```\n"
     small, large = piece * 100, piece * 1_000
 
-    def cpu(answer: str) -> float:
-        best = float("inf")
-        for _ in range(3):
-            started = time.thread_time()
-            read_code(answer, {"app.py": file}, "app.py")
-            best = min(best, time.thread_time() - started)
-        return best
+    def work(answer: str) -> int:
+        return lines_run(lambda: read_code(answer, {"app.py": SHAPES}, "app.py"))
 
-    assert cpu(large) < 30 * max(cpu(small), 1e-4)
+    assert work(large) < 30 * work(small)
 
 
 def test_an_answer_that_is_labelled_code_without_a_fence_is_that_files_block() -> None:
