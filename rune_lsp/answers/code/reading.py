@@ -11,9 +11,9 @@ the model can act on (`prompts.py`); it never guesses. How one block is placed i
 - when several blocks show the same lines, the last one counts (the buggy code quoted before
   the fix leaves the fix standing; the old code quoted after a fix landed proposes no revert);
 - two blocks that change the same lines differently, a block that fits more than one place, a
-  block for a file the caller could not read, or a result that would not parse (a Python file
-  that did not parse before must gain no new syntax error) or that holds a method out of its
-  class (a new top-level function taking `self`) refuse the whole answer;
+  block for a file the caller could not read, or a Python result with a fault the file did not
+  have (`faults.py`: it would not parse, holds a method out of its class, reads a name before
+  or without binding it) refuse the whole answer;
 - blocks that place nowhere are usage examples when another block placed, else refused.
 
 Each file gets one `FileEdit`: the changed lines of its current text, widened with context
@@ -30,18 +30,11 @@ from pathlib import PurePosixPath
 
 from rune_lsp.answers.code import prompts
 from rune_lsp.answers.code.by_text import Miss
+from rune_lsp.answers.code.faults import added_fault
 from rune_lsp.answers.code.fences import Fence, answer_blocks, speaks
-from rune_lsp.answers.code.import_time import read_before_bound
 from rune_lsp.answers.code.layout import layout_only
 from rune_lsp.answers.code.placing import Block, place
-from rune_lsp.answers.code.python_source import (
-    METHOD_FIRST_PARAMETERS,
-    Outline,
-    outline,
-    parse_error,
-)
 from rune_lsp.answers.code.spans import FileText, Replace, agreeing, disjoint, minimal_edit
-from rune_lsp.answers.code.undefined import left_out_line, pruned, undefined_names
 
 
 @dataclass(frozen=True)
@@ -147,8 +140,7 @@ class _FileReading:
     @classmethod
     def of(cls, path: str, current: str, blocks: list[Block]) -> _FileReading:
         file = FileText.of(current)
-        suffix = PurePosixPath(path).suffix.lower()
-        python = suffix in (".py", ".pyi")
+        python = PurePosixPath(path).suffix.lower() in (".py", ".pyi")
         shown = PurePosixPath(path).name
         placements: list[list[Replace]] = []
         misses: list[Miss] = []
@@ -180,33 +172,9 @@ class _FileReading:
         after = file.spliced(merged)
         relaid = False
         if python:
-            # Compiled, not only parsed: `ast.parse` takes an `await` in a plain `def`, which
-            # no import would.
-            broken = _new_syntax_error(current, after, merged)
-            if broken is not None:
-                reason = prompts.would_not_parse(shown, broken)
-                return cls(path, refusal=prompts.refusal(reason, path))
-            later = outline(list(FileText.of(after).lines))
-            stray = _new_method_at_top(file.outline, later)
-            if stray is not None:
-                reason = prompts.method_at_top(*stray, shown)
-                return cls(path, refusal=prompts.refusal(reason, path))
-            stub = suffix == ".pyi"  # never runs: names may come in any order
-            early = None if stub else _new_read_before_bound(file, later)
-            if early is not None:
-                reason = prompts.read_before_defined(early, shown)
-                return cls(path, refusal=prompts.refusal(reason, path))
-            unbound = None if stub or later is None else _new_undefined(current, after, later, path)
-            if unbound is not None:
-                name, scope = unbound
-                now = file.outline
-                line = (
-                    None
-                    if now is None
-                    else left_out_line(now.module, file.lines, scope, name, after)
-                )
-                reason = prompts.not_defined_anywhere(name, scope, shown, line)
-                return cls(path, refusal=prompts.refusal(reason, path))
+            fault = added_fault(file, merged, after, path)
+            if fault is not None:
+                return cls(path, refusal=prompts.refusal(fault, path))
             relaid = layout_only(file, merged, after)
         old_text, new_text = minimal_edit(current, after)
         return cls(path, edit=FileEdit(path, old_text, new_text, relaid))
@@ -259,62 +227,3 @@ class _Spans:
         lo, hi = bisect_left(ends, replace.lo), bisect_right(starts, replace.hi)
         merged = (min([replace.lo, *starts[lo:hi]]), max([replace.hi, *ends[lo:hi]]))
         starts[lo:hi], ends[lo:hi] = [merged[0]], [merged[1]]
-
-
-def _new_method_at_top(now: Outline | None, later: Outline | None) -> tuple[str, str] | None:
-    """A function taking `self` or `cls` that the result (`later`) has at its top level and the
-    file (`now`) had not: a method shown out of its class, with that parameter. Qwen2.5-Coder
-    1.5B sent click's `Context.lookup_default` below the whole of `_utils.py` (bench/effect
-    release_multi 19_click, 6 December 2026); the whole file read, it was appended there as a
-    function, a diff that looked like a fix and could never run."""
-    if now is None or later is None:
-        return None
-    had = {unit.name for unit in now.definitions}
-    for unit in later.definitions:
-        if unit.first_parameter in METHOD_FIRST_PARAMETERS and unit.name not in had:
-            return unit.name, unit.first_parameter
-    return None
-
-
-def _new_read_before_bound(file: FileText, later: Outline | None) -> str | None:
-    """A name the result (`later`) reads on import before the line that binds it, where the
-    file did not: an exact placement that raises NameError (a new constant above the constant
-    it reads, or below the function whose default value reads it). The file's own such reads
-    (a fallback `try: x except NameError: x = ...`) are its business, and a file that does not
-    parse has none to compare with; a stub (`.pyi`) never runs, and is not asked."""
-    early = read_before_bound(later.module) if later is not None else {}
-    if not early or file.outline is None:
-        return None  # the file is asked only when the result has any: most have none
-    had = read_before_bound(file.outline.module)
-    return next((name for name in early if name not in had), None)
-
-
-def _new_undefined(before: str, after: str, later: Outline, path: str) -> tuple[str, str] | None:
-    """A name the result (parsed as `later`) reads and binds nowhere (and the definition
-    reading it), where the file did not read it so: a fix that dropped the line defining it
-    raised NameError on its first call (`answers/code/undefined.py`). The file's own such
-    names are its business; the syntax tree is walked only for names the result adds."""
-    unbound = undefined_names(after, path)
-    if not unbound:
-        return None  # the file is asked only when the result has any: most have none
-    had = undefined_names(before, path)
-    fresh = pruned(later.module, {n: r for n, r in unbound.items() if n not in had})
-    return next(iter(fresh.items()), None)
-
-
-def _new_syntax_error(before: str, after: str, replaces: list[Replace]) -> SyntaxError | None:
-    """The syntax error `after` has that `before` did not: any, when `before` parsed; else one
-    other than `before`'s first error, carried past the replaced lines unchanged."""
-    error = parse_error("\n".join(FileText.of(after).lines))
-    if error is None:
-        return None
-    had = parse_error("\n".join(FileText.of(before).lines))
-    if had is None or had.lineno is None or error.lineno is None:
-        return error
-    line, moved = had.lineno - 1, 0
-    for replace in replaces:
-        if replace.lo <= line <= replace.hi:
-            return error  # the lines it was in were replaced: this one is the block's
-        if replace.hi < line:
-            moved += len(replace.lines) - (replace.hi - replace.lo + 1)
-    return None if (error.msg, error.lineno) == (had.msg, line + moved + 1) else error
