@@ -1,4 +1,5 @@
-"""layout_only: the same syntax tree, compared on the innermost definition holding the change."""
+"""layout_only: the same syntax tree, compared on the innermost definition holding the change,
+else on the top-level statements it touches."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ def test_a_line_inside_a_string_that_looks_like_a_comment_is_text() -> None:
     assert not layout_only(*made(11, 11))  # the line taken out of the returned text
 
 
-def test_a_module_level_comment_is_compared_on_the_whole_file() -> None:
+def test_a_module_level_comment_is_layout_only_and_a_changed_constant_is_not() -> None:
     assert layout_only(*made(2, 2, "# at most", "LIMIT = 3"))
     assert not layout_only(*made(2, 2, "LIMIT = 4"))
 
@@ -96,3 +97,88 @@ def test_a_coding_cookie_added_is_not_layout_only() -> None:
     file = FileText.of('"""Shapes."""\nLIMIT = "\u00e9"\n')
     cookie = [Replace(0, -1, ("# -*- coding: latin-1 -*-",))]
     assert not layout_only(file, cookie, file.spliced(cookie))
+
+
+MODULE = '''"""Settings."""
+
+import os
+
+LIMIT = 3
+NAMES = [
+    "a",
+    "b",
+]
+
+
+@cache
+def load(path):
+    return open(path).read()
+
+
+if os.name == "nt":
+    SEP = "\\\\"
+else:
+    SEP = "/"
+TEXT = """
+# not a comment
+"""
+x = 1; y = 2
+'''
+
+
+def test_module_level_changes_are_compared_on_the_statements_they_touch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    compared: list[tuple[str, str]] = []
+    same_tree = layout._same_tree
+
+    def recorded(before: str, after: str) -> bool:
+        compared.append((before, after))
+        return same_tree(before, after)
+
+    monkeypatch.setattr(layout, "_same_tree", recorded)
+    file = FileText.of(MODULE)
+    # A comment on the first statement and one inside the list, as the 400 numbered lines
+    # of bench/reading.py change their first and last.
+    replaces = [
+        Replace(0, 0, ('"""Settings."""  # of the app',)),
+        Replace(7, 7, ('    "b",  # b',)),
+    ]
+    assert layout_only(file, replaces, file.spliced(replaces))
+    assert compared == [
+        ('"""Settings."""', '"""Settings."""  # of the app'),
+        ('NAMES = [\n    "a",\n    "b",\n]', 'NAMES = [\n    "a",\n    "b",  # b\n]'),
+    ]
+
+
+def _whole_file_same(file: FileText, replaces: list[Replace]) -> bool:
+    return layout._same_tree(file.text, file.spliced(replaces))
+
+
+#: Lines a model's answer puts at module level: layout, and code.
+_PUT = ["", "# note", "    # indented note", "LIMIT = 4", "@cache", "else:", "]", '"""', "z = 0"]
+
+
+def test_stretches_of_statements_decide_as_the_whole_file_does() -> None:
+    # Every replacement of one or two lines by one of `_PUT`, and pairs of a layout line put
+    # in with another such edit: the stretch-wise answer is the whole file's.
+    file = FileText.of(MODULE)
+    count = len(file.lines)
+    singles = [
+        Replace(lo, hi, (put,))
+        for lo in range(count)
+        for hi in (lo - 1, lo, min(lo + 1, count - 1))
+        for put in _PUT
+    ]
+    for replace in singles:
+        assert layout_only(file, [replace], file.spliced([replace])) == _whole_file_same(
+            file, [replace]
+        ), replace
+    first = [r for r in singles if r.hi == r.lo - 1 and r.lines in (("",), ("# note",))]
+    for one in first:
+        for other in singles[::5]:
+            if other.lo > one.lo + 1 and not one.overlaps(other):
+                pair = [one, other]
+                assert layout_only(file, pair, file.spliced(pair)) == _whole_file_same(
+                    file, pair
+                ), pair
