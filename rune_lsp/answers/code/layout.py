@@ -8,13 +8,13 @@ file's own, byte for byte, so only the innermost definition holding all of them 
 parsed on its own: comparing the two whole files' trees took some 90 ms for a one-function fix
 of a 2,600-line module, more than the rest of its reading (docs/performance.md, "The module
 sent back, word for word"). A change outside any one definition compares only the top-level
-statements it touches, each stretch parsed on its own: a stretch of whole statements starts
-and ends where Python's tokenizer starts afresh, so the file's tree is the same when each
-stretch's is (the whole file compared took a tenth of the reading of 400 numbered lines,
-`bench/reading.py`). Anything
-that cannot be compared (a text that does not parse, lines less indented than their
-definition, a coding cookie added or changed) is not layout only:
-the edit then stays an edit, as before.
+statements it touches, each stretch parsed on its own (the whole file compared was a third of
+reading 400 numbered lines, `bench/reading.py`). A stretch starts where Python's tokenizer
+starts afresh: at a statement, never inside one sharing its line with another (`a = 1; b =
+2`), nor on a line a backslash above continues; so when every stretch's tree is the same, the
+file's is. Anything that cannot be compared (a text or a stretch that does not parse alone,
+one ending in a backslash say; lines less indented than their definition; a coding cookie
+added or changed) is not layout only: the edit then stays an edit, as before.
 """
 
 from __future__ import annotations
@@ -35,20 +35,23 @@ def layout_only(file: FileText, replaces: list[Replace], after: str) -> bool:
     """Whether `after` (`file` with `replaces` made, in file order) runs as `file` does."""
     if not replaces or file.outline is None or _touches_encoding(file, after):
         return False
+    # The lines as written, not as the block gave them: splicing puts the file's own trailing
+    # spaces back, inside a triple-quoted string too (review of 7 December 2026).
+    made = FileText.of(after).lines
     lo, hi = replaces[0].lo, max(r.hi for r in replaces)
     around = _innermost(file.outline.definitions, lo, hi)
     if around is None:
         return all(
-            _same_tree("\n".join(file.lines[start : end + 1]), "\n".join(made))
-            for start, end, made in _stretches(file, replaces, _top_level_spans(file.outline))
+            _same_tree("\n".join(file.lines[start : end + 1]), "\n".join(made[first:last]))
+            for start, end, first, last in _stretches(file, replaces, file.outline)
         )
     before = file.lines[around.start : around.end + 1]
-    made = _spliced(file, replaces, around.start, around.end)
+    spliced = made[around.start : around.end + 1 + _growth(replaces)]
     if file.lines[around.header][:1] in (" ", "\t"):
         # Nested: parsed as the body of `if 1:`, every line as it is (a line of a string
         # keeps its spaces, and a line less indented than the block does not parse).
-        return _same_tree("if 1:\n" + "\n".join(before), "if 1:\n" + "\n".join(made))
-    return _same_tree("\n".join(before), "\n".join(made))
+        return _same_tree("if 1:\n" + "\n".join(before), "if 1:\n" + "\n".join(spliced))
+    return _same_tree("\n".join(before), "\n".join(spliced))
 
 
 def _touches_encoding(file: FileText, after: str) -> bool:
@@ -70,54 +73,61 @@ def _innermost(definitions: tuple[Definition, ...], lo: int, hi: int) -> Definit
 
 
 def _top_level_spans(outline: Outline) -> list[tuple[int, int]]:
-    """The (first, last) lines of every top-level statement, definitions with their
-    decorators, in file order."""
+    """The (first, last) lines of the top-level statements, definitions with their decorators,
+    in file order; statements sharing a line (`a = '''...'''; b = 1`) are one span."""
     spans = [(d.start, d.end) for d in outline.definitions]
     spans.extend((statement.start, statement.end) for statement in outline.statements)
-    return sorted(spans)
+    joined: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if joined and start <= joined[-1][1]:
+            joined[-1] = (joined[-1][0], max(joined[-1][1], end))
+        else:
+            joined.append((start, end))
+    return joined
 
 
 def _stretches(
-    file: FileText, replaces: list[Replace], spans: list[tuple[int, int]]
-) -> list[tuple[int, int, list[str]]]:
-    """For `replaces` (in file order) the stretches of whole top-level statements they lie in:
-    (first, last) lines of `file` and those lines with the replaces made. A replace widens to
-    the statements holding its first and last lines (an insertion between two statements
-    stays empty on the file's side); replaces whose stretches overlap share one."""
+    file: FileText, replaces: list[Replace], outline: Outline
+) -> list[tuple[int, int, int, int]]:
+    """For `replaces` (in file order) the stretches of whole top-level statements they lie in,
+    each as its (first, last) lines in `file` and the [first, last) lines it became in the
+    result. A replace widens to the statements holding its first and last lines (an
+    insertion between two statements stays empty on the file's side), and back over a line
+    ended by a backslash, which the stretch's first line continues; replaces whose stretches
+    overlap share one. `outline` is `file`'s."""
+    spans = _top_level_spans(outline)
     starts = [start for start, _ in spans]
     merged: list[tuple[int, int, list[Replace]]] = []
     for replace in replaces:
-        start = _holding(spans, starts, replace.lo, replace.lo)[0]
-        end = _holding(spans, starts, replace.hi, replace.hi)[1]
-        end = max(end, start - 1)
+        start = _holding(spans, starts, replace.lo)[0]
+        while start > 0 and file.lines[start - 1].endswith("\\"):
+            start = _holding(spans, starts, start - 1)[0]
+        end = max(_holding(spans, starts, replace.hi)[1], start - 1)
         if merged and start <= merged[-1][1]:
             first, last, group = merged.pop()
             merged.append((first, max(last, end), [*group, replace]))
         else:
             merged.append((start, end, [replace]))
-    return [(start, end, _spliced(file, group, start, end)) for start, end, group in merged]
+    stretches: list[tuple[int, int, int, int]] = []
+    shift = 0  # how many lines the result has more than the file before this stretch
+    for start, end, group in merged:
+        grow = _growth(group)
+        stretches.append((start, end, start + shift, end + 1 + shift + grow))
+        shift += grow
+    return stretches
 
 
-def _holding(
-    spans: list[tuple[int, int]], starts: list[int], line: int, default: int
-) -> tuple[int, int]:
-    """The span holding `line`, else (`default`, `default`): a line between statements."""
+def _holding(spans: list[tuple[int, int]], starts: list[int], line: int) -> tuple[int, int]:
+    """The span holding `line`, else (`line`, `line`): a line between statements."""
     at = bisect_right(starts, line) - 1
     if at >= 0 and spans[at][0] <= line <= spans[at][1]:
         return spans[at]
-    return default, default
+    return line, line
 
 
-def _spliced(file: FileText, replaces: list[Replace], start: int, end: int) -> list[str]:
-    """Lines `start..end` of `file` with `replaces` (all inside them) made."""
-    made: list[str] = []
-    at = start
-    for replace in replaces:
-        made.extend(file.lines[at : replace.lo])
-        made.extend(replace.lines)
-        at = replace.hi + 1
-    made.extend(file.lines[at : end + 1])
-    return made
+def _growth(replaces: list[Replace]) -> int:
+    """How many lines more `replaces` make (one result line per line of a replacement)."""
+    return sum(len(r.lines) - (r.hi - r.lo + 1) for r in replaces)
 
 
 def _same_tree(before: str, after: str) -> bool:

@@ -87,7 +87,7 @@ def test_a_file_that_does_not_parse_is_never_layout_only() -> None:
 def test_a_blank_line_of_a_string_keeps_its_spaces() -> None:
     text = 'class A:\n    def f(self):\n        x = """a\n    \n    b"""\n        return x\n'
     file = FileText.of(text)
-    replaces = [Replace(3, 3, ("",))]  # the string's "    " line made empty: another string
+    replaces = [Replace(3, 3, ("  x",))]  # the string's "    " line changed: another string
     assert not layout_only(file, replaces, file.spliced(replaces))
     comment = [Replace(5, 5, ("        return x  # the text",))]
     assert layout_only(file, comment, file.spliced(comment))
@@ -149,6 +149,45 @@ def test_module_level_changes_are_compared_on_the_statements_they_touch(
         ('"""Settings."""', '"""Settings."""  # of the app'),
         ('NAMES = [\n    "a",\n    "b",\n]', 'NAMES = [\n    "a",\n    "b",  # b\n]'),
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "replaces"),
+    [
+        # Statements sharing a line: the stretch starts at the first of them.
+        ("a = 1 + \\\n2 if c else 3; b = 4\n", [Replace(1, 1, ("(2 if c else 3); b = 4",))]),
+        ('a = """\nx\n"""; b = """ # R\n""" # """\n', [Replace(2, 2, ('"""; b = """ # S',))]),
+        # A backslash continues the line below it, blank or a comment.
+        ("x = 1 \\\n\ny = 2\n", [Replace(1, 1, ())]),
+        ("x = 1 \\\n# c\ny = 2\n", [Replace(1, 2, ("y = 2",))]),
+        ("handler = setup \\\n\n(DEFAULTS)\n", [Replace(1, 1, ())]),
+        # What is compared is what is written: splicing keeps a line's trailing spaces.
+        ('# x   \ns = """\n# x\n"""\n', [Replace(0, 3, ("s = (", '"""', "# x", '""")'))]),
+        (
+            'def f():\n# x   \n    s = """\n# x\n"""\n    return s\n',
+            [Replace(1, 4, ("    s = (", '"""', "# x", '""")'))],
+        ),
+        (
+            'HELP = """\nusage:   \n  x\n"""\nLIMIT = 3\n',
+            [Replace(0, 4, ('HELP = """', "usage:", "  x", '"""', "LIMIT = 3  # cap"))],
+        ),
+    ],
+    ids=[
+        "semicolon",
+        "semicolon after a string",
+        "backslash, blank",
+        "backslash, comment",
+        "backslash joins a call",
+        "trailing spaces",
+        "trailing spaces in a definition",
+        "trailing spaces kept",
+    ],
+)
+def test_review_cases_decide_as_the_whole_file_does(text: str, replaces: list[Replace]) -> None:
+    # Found by a review's fuzzing (7 December 2026): each said True where the whole file's
+    # trees differ, or False where they agree.
+    file = FileText.of(text)
+    assert layout_only(file, replaces, file.spliced(replaces)) == _whole_file_same(file, replaces)
 
 
 def _whole_file_same(file: FileText, replaces: list[Replace]) -> bool:
