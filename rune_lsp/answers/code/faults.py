@@ -20,21 +20,20 @@ from rune_lsp.answers.code.import_time import read_before_bound
 from rune_lsp.answers.code.python_source import (
     METHOD_FIRST_PARAMETERS,
     Outline,
-    outline,
     parse_error,
 )
 from rune_lsp.answers.code.spans import FileText, Replace
 from rune_lsp.answers.code.undefined import left_out_line, pruned, undefined_names
 
 
-def added_fault(file: FileText, merged: list[Replace], after: str, path: str) -> str | None:
+def added_fault(file: FileText, merged: list[Replace], after: FileText, path: str) -> str | None:
     """Why `after` (`file` with `merged` made, `path` its name) may not be proposed: a fault
     the file did not have; None when it adds none."""
     shown = PurePosixPath(path).name
-    broken = _new_syntax_error(file.text, after, merged)
+    broken = _new_syntax_error(file, after, merged)
     if broken is not None:
         return prompts.would_not_parse(shown, broken)
-    later = outline(list(FileText.of(after).lines))
+    later = after.outline
     stray = _new_method_at_top(file.outline, later)
     if stray is not None:
         return prompts.method_at_top(*stray, shown)
@@ -43,12 +42,12 @@ def added_fault(file: FileText, merged: list[Replace], after: str, path: str) ->
     early = _new_read_before_bound(file, later)
     if early is not None:
         return prompts.read_before_defined(early, shown)
-    unbound = _new_undefined(file.text, after, later, path)
+    unbound = _new_undefined(file.text, after.text, later, path)
     if unbound is None:
         return None
     name, scope = unbound
     now = file.outline
-    line = None if now is None else left_out_line(now.module, file.lines, scope, name, after)
+    line = None if now is None else left_out_line(now.module, file.lines, scope, name, after.text)
     return prompts.not_defined_anywhere(name, scope, shown, line)
 
 
@@ -93,13 +92,15 @@ def _new_undefined(before: str, after: str, later: Outline, path: str) -> tuple[
     return next(iter(fresh.items()), None)
 
 
-def _new_syntax_error(before: str, after: str, replaces: list[Replace]) -> SyntaxError | None:
+def _new_syntax_error(
+    before: FileText, after: FileText, replaces: list[Replace]
+) -> SyntaxError | None:
     """The syntax error `after` has that `before` did not: any, when `before` parsed; else one
     other than `before`'s first error, carried past the replaced lines unchanged."""
-    error = parse_error("\n".join(FileText.of(after).lines))
+    error = parse_error("\n".join(after.lines))
     if error is None:
         return None
-    had = parse_error("\n".join(FileText.of(before).lines))
+    had = parse_error("\n".join(before.lines))
     if had is None or had.lineno is None or error.lineno is None:
         return error
     line, moved = had.lineno - 1, 0
@@ -107,5 +108,5 @@ def _new_syntax_error(before: str, after: str, replaces: list[Replace]) -> Synta
         if replace.lo <= line <= replace.hi:
             return error  # the lines it was in were replaced: this one is the block's
         if replace.hi < line:
-            moved += len(replace.lines) - (replace.hi - replace.lo + 1)
+            moved += replace.growth
     return None if (error.msg, error.lineno) == (had.msg, line + moved + 1) else error

@@ -31,13 +31,13 @@ from rune_lsp.python_parse import parse
 _COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
 
 
-def layout_only(file: FileText, replaces: list[Replace], after: str) -> bool:
+def layout_only(file: FileText, replaces: list[Replace], after: FileText) -> bool:
     """Whether `after` (`file` with `replaces` made, in file order) runs as `file` does."""
     if not replaces or file.outline is None or _touches_encoding(file, after):
         return False
     # The lines as written, not as the block gave them: splicing puts the file's own trailing
     # spaces back, inside a triple-quoted string too (review of 7 December 2026).
-    made = FileText.of(after).lines
+    made = after.lines
     lo, hi = replaces[0].lo, max(r.hi for r in replaces)
     around = _innermost(file.outline.definitions, lo, hi)
     if around is None:
@@ -54,13 +54,13 @@ def layout_only(file: FileText, replaces: list[Replace], after: str) -> bool:
     return _same_tree("\n".join(before), "\n".join(spliced))
 
 
-def _touches_encoding(file: FileText, after: str) -> bool:
+def _touches_encoding(file: FileText, after: FileText) -> bool:
     """A coding cookie (PEP 263: a comment naming `coding:` in the first two lines) added,
     removed or changed: it decides how the file's bytes read, which the syntax tree of the
     text cannot tell."""
-    first, made = file.lines[:2], after.split("\n", 2)[:2]
+    first, made = file.lines[:2], after.lines[:2]
     cookies = [line for line in (*first, *made) if _COOKIE.match(line)]
-    return bool(cookies) and [line.rstrip("\r") for line in made] != list(first)
+    return bool(cookies) and made != first
 
 
 def _innermost(definitions: tuple[Definition, ...], lo: int, hi: int) -> Definition | None:
@@ -127,7 +127,7 @@ def _holding(spans: list[tuple[int, int]], starts: list[int], line: int) -> tupl
 
 def _growth(replaces: list[Replace]) -> int:
     """How many lines more `replaces` make (one result line per line of a replacement)."""
-    return sum(len(r.lines) - (r.hi - r.lo + 1) for r in replaces)
+    return sum(r.growth for r in replaces)
 
 
 def _same_tree(before: str, after: str) -> bool:

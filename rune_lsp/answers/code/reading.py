@@ -169,14 +169,14 @@ class _FileReading:
             merged = agreeing(replaces, file)
         if merged is None:
             return cls(path, refusal=prompts.refusal(prompts.blocks_disagree(shown), path))
-        after = file.spliced(merged)
+        after = FileText.of(file.spliced(merged))
         relaid = False
         if python:
             fault = added_fault(file, merged, after, path)
             if fault is not None:
                 return cls(path, refusal=prompts.refusal(fault, path))
             relaid = layout_only(file, merged, after)
-        old_text, new_text = minimal_edit(current, after)
+        old_text, new_text = minimal_edit(current, after.text)
         return cls(path, edit=FileEdit(path, old_text, new_text, relaid))
 
 

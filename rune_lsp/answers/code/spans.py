@@ -29,6 +29,11 @@ class Replace:
     def overlaps(self, other: Replace) -> bool:
         return self.lo <= other.hi and other.lo <= self.hi
 
+    @property
+    def growth(self) -> int:
+        """How many lines more the result has than the file: negative for fewer."""
+        return len(self.lines) - (self.hi - self.lo + 1)
+
 
 @dataclass(frozen=True)
 class FileText:

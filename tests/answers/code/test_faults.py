@@ -15,7 +15,7 @@ SOURCE = (
 def fault(lo: int, hi: int, *lines: str, source: str = SOURCE, path: str = "cap.py") -> str | None:
     file = FileText.of(source)
     replaces = [Replace(lo, hi, lines)]
-    return added_fault(file, replaces, file.spliced(replaces), path)
+    return added_fault(file, replaces, FileText.of(file.spliced(replaces)), path)
 
 
 def test_a_correct_fix_adds_no_fault() -> None:

@@ -29,10 +29,14 @@ def add(a, b):
 '''
 
 
-def made(lo: int, hi: int, *lines: str) -> tuple[FileText, list[Replace], str]:
+def made(lo: int, hi: int, *lines: str) -> tuple[FileText, list[Replace], FileText]:
     file = FileText.of(SOURCE)
     replaces = [Replace(lo, hi, lines)]
-    return file, replaces, file.spliced(replaces)
+    return file, replaces, _result(file, replaces)
+
+
+def _result(file: FileText, replaces: list[Replace]) -> FileText:
+    return FileText.of(file.spliced(replaces))
 
 
 def test_a_comment_and_a_blank_line_in_a_method_are_layout_only() -> None:
@@ -81,22 +85,22 @@ def test_only_the_innermost_definition_is_parsed(monkeypatch: pytest.MonkeyPatch
 def test_a_file_that_does_not_parse_is_never_layout_only() -> None:
     file = FileText.of("def add(a, b)\n    return a - b\n")
     replaces = [Replace(1, 1, ("    return a - b  # still",))]
-    assert not layout_only(file, replaces, file.spliced(replaces))
+    assert not layout_only(file, replaces, _result(file, replaces))
 
 
 def test_a_blank_line_of_a_string_keeps_its_spaces() -> None:
     text = 'class A:\n    def f(self):\n        x = """a\n    \n    b"""\n        return x\n'
     file = FileText.of(text)
     replaces = [Replace(3, 3, ("  x",))]  # the string's "    " line changed: another string
-    assert not layout_only(file, replaces, file.spliced(replaces))
+    assert not layout_only(file, replaces, _result(file, replaces))
     comment = [Replace(5, 5, ("        return x  # the text",))]
-    assert layout_only(file, comment, file.spliced(comment))
+    assert layout_only(file, comment, _result(file, comment))
 
 
 def test_a_coding_cookie_added_is_not_layout_only() -> None:
     file = FileText.of('"""Shapes."""\nLIMIT = "\u00e9"\n')
     cookie = [Replace(0, -1, ("# -*- coding: latin-1 -*-",))]
-    assert not layout_only(file, cookie, file.spliced(cookie))
+    assert not layout_only(file, cookie, _result(file, cookie))
 
 
 MODULE = '''"""Settings."""
@@ -144,7 +148,7 @@ def test_module_level_changes_are_compared_on_the_statements_they_touch(
         Replace(0, 0, ('"""Settings."""  # of the app',)),
         Replace(7, 7, ('    "b",  # b',)),
     ]
-    assert layout_only(file, replaces, file.spliced(replaces))
+    assert layout_only(file, replaces, _result(file, replaces))
     assert compared == [
         ('"""Settings."""', '"""Settings."""  # of the app'),
         ('NAMES = [\n    "a",\n    "b",\n]', 'NAMES = [\n    "a",\n    "b",  # b\n]'),
@@ -187,7 +191,7 @@ def test_review_cases_decide_as_the_whole_file_does(text: str, replaces: list[Re
     # Found by a review's fuzzing (7 December 2026): each said True where the whole file's
     # trees differ, or False where they agree.
     file = FileText.of(text)
-    assert layout_only(file, replaces, file.spliced(replaces)) == _whole_file_same(file, replaces)
+    assert layout_only(file, replaces, _result(file, replaces)) == _whole_file_same(file, replaces)
 
 
 def _whole_file_same(file: FileText, replaces: list[Replace]) -> bool:
@@ -210,7 +214,7 @@ def test_stretches_of_statements_decide_as_the_whole_file_does() -> None:
         for put in _PUT
     ]
     for replace in singles:
-        assert layout_only(file, [replace], file.spliced([replace])) == _whole_file_same(
+        assert layout_only(file, [replace], _result(file, [replace])) == _whole_file_same(
             file, [replace]
         ), replace
     first = [r for r in singles if r.hi == r.lo - 1 and r.lines in (("",), ("# note",))]
@@ -218,6 +222,6 @@ def test_stretches_of_statements_decide_as_the_whole_file_does() -> None:
         for other in singles[::5]:
             if other.lo > one.lo + 1 and not one.overlaps(other):
                 pair = [one, other]
-                assert layout_only(file, pair, file.spliced(pair)) == _whole_file_same(
+                assert layout_only(file, pair, _result(file, pair)) == _whole_file_same(
                     file, pair
                 ), pair

@@ -59,3 +59,20 @@ def test_a_name_a_definition_binds_itself_is_not_read_from_the_module() -> None:
     local = "def keep(clean):\n    total = clean\n    return total\n"
 
     assert _outline(f"{nested}\n\n{local}").reads == {"load": frozenset(), "keep": frozenset()}
+
+
+def test_nested_assigned_is_every_name_a_definition_stores() -> None:
+    # Locals, loop targets, a nested function's and a method's locals; not a module
+    # constant, an attribute's base, a name only read, or a parameter.
+    text = (
+        "LIMIT = 3\n\n\n"
+        "def cap(x, bound=LIMIT):\n    middle = x // 2\n    for step in range(middle):\n"
+        "        pass\n    def inner():\n        deep = 1\n        return deep\n"
+        "    return min(middle, bound)\n\n\n"
+        "class Box:\n    size = 2\n\n    def grow(self):\n        self.size = total = 4\n"
+        "        return total\n\n\n"
+        "if LIMIT:\n    guarded = 1\n"
+    )
+
+    assert _outline(text).nested_assigned == frozenset({"middle", "step", "deep", "size", "total"})
+    assert _outline("LIMIT = 3\nprint(LIMIT)\n").nested_assigned == frozenset()

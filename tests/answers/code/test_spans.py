@@ -111,3 +111,10 @@ def test_minimal_edit_widens_as_one_line_at_a_time_would() -> None:
         before, after = "".join(old), "".join(new)
         if before != after:
             assert minimal_edit(before, after) == _widened_line_by_line(before, after)
+
+
+def test_a_replacements_growth_is_the_lines_it_adds() -> None:
+    assert Replace(1, 1, ("b = 2", "b += 1")).growth == 1
+    assert Replace(1, 2, ()).growth == -2
+    assert Replace(2, 1, ("# inserted",)).growth == 1  # an insertion before line 2
+    assert Replace(0, 3, ("a", "b", "c", "d")).growth == 0
