@@ -103,6 +103,17 @@ def test_a_coding_cookie_added_is_not_layout_only() -> None:
     assert not layout_only(file, cookie, _result(file, cookie))
 
 
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
+def test_a_cookie_file_is_judged_alike_whatever_its_line_endings(ending: str) -> None:
+    # The first two lines are compared as the file's lines are split (LSP's line breaks): a
+    # file of `\r` endings was once read as one first line, so it was never layout only.
+    file = FileText.of(ending.join(("# -*- coding: utf-8 -*-", "X = 1", "Y = 2", "")))
+    comment = [Replace(2, 2, ("Y = 2  # two",))]
+    assert layout_only(file, comment, _result(file, comment))
+    changed = [Replace(0, 0, ("# -*- coding: latin-1 -*-",))]
+    assert not layout_only(file, changed, _result(file, changed))
+
+
 MODULE = '''"""Settings."""
 
 import os
