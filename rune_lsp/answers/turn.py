@@ -67,9 +67,12 @@ async def read_turn(
     offered: Collection[str],
     target: str | None,
     fetch: Fetch,
+    shown: tuple[str, ...] = (),
 ) -> TurnReading[N]:
     """Read `answer` with the readers `row` lists. `offered`: the tools an untagged call may
-    name; `target`: the file a code block is code of (None: blocks are not read)."""
+    name; `target`: the file a code block is code of (None: blocks are not read); `shown`:
+    the other files the run showed the model, which a block may be code of instead
+    (answers/code/owner.py)."""
     if row.listens("native") and answer.native_protocol and answer.native:
         return TurnReading(visible=answer.text, native=answer.native)
     visible, written = answer.text, tuple[WrittenCall, ...]()
@@ -82,10 +85,12 @@ async def read_turn(
         return TurnReading(visible=visible, native=native, written=written)
     if not row.listens("code") or target is None or not answer.blocks_readable:
         return TurnReading(visible=visible)
-    return TurnReading(visible=visible, code=await _read_code(visible, target, fetch))
+    return TurnReading(visible=visible, code=await _read_code(visible, target, fetch, shown))
 
 
-async def _read_code(text: str, target: str, fetch: Fetch) -> CodeReading | None:
+async def _read_code(
+    text: str, target: str, fetch: Fetch, shown: tuple[str, ...]
+) -> CodeReading | None:
     """The blocks of `text` as edits of `target` and the files they name: an empty reading
     when there is no block, None when the target cannot be read (the answer then stands)."""
     if not await asyncio.to_thread(answer_blocks, text):  # a long line is slow to scan
@@ -94,8 +99,8 @@ async def _read_code(text: str, target: str, fetch: Fetch) -> CodeReading | None
     if current is None:
         return None
     files = {target: current}
-    for path in named_paths(text, target):
-        text_of = await fetch(path)
+    for path in dict.fromkeys((*named_paths(text, target), *shown)):
+        text_of = await fetch(path) if path != target else None
         if text_of is not None:
             files[path] = text_of
-    return await asyncio.to_thread(read_code, text, files, target)
+    return await asyncio.to_thread(read_code, text, files, target, shown)

@@ -200,7 +200,8 @@ class CandidateSearch:
             )
             for c in tried[-MAX_SHOWN_TRIED:]
         ]
-        request = Message(role="user", content=candidate_request_text(shown, self.state.target))
+        ask = candidate_request_text(shown, self.state.target, self.state.beside)
+        request = Message(role="user", content=ask)
         try:
             turn = await self.model_calls.ask(
                 ROWS["code_first"],

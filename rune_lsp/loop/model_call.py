@@ -109,7 +109,8 @@ class ModelCalls:
 
     async def read(self, row: Row, turn: ModelTurn) -> TurnReading[RawToolCall]:
         """What the turn says, read by the readers `row` lists (answers.read_turn); code blocks
-        are read as code of the run's target when the run may edit it."""
+        are read as code of the run's target when the run may edit it, or of a file the task
+        showed beside it."""
         editable = self.state.target if "edit_file" in self.tools else None
         answer = Answer(
             text=turn.text,
@@ -118,7 +119,12 @@ class ModelCalls:
             blocks_readable=blocks_readable(turn.cut),
         )
         return await read_turn(
-            row, answer, offered=self.tools.keys(), target=editable, fetch=self._current
+            row,
+            answer,
+            offered=self.tools.keys(),
+            target=editable,
+            fetch=self._current,
+            shown=self.state.beside,
         )
 
     async def _current(self, path: str) -> str | None:

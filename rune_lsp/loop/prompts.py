@@ -8,7 +8,7 @@ from __future__ import annotations
 from rune_lsp.answers import code_prompts
 from rune_lsp.answers.code_prompts import BLOCK_ASK, unchanged_head
 from rune_lsp.loop.state import CheckReport
-from rune_lsp.loop.task import FILE_NAME_LINE, is_test_path
+from rune_lsp.loop.task import FILE_NAME_LINE, is_test_path, other_file_clause
 
 #: The last message of a run that ended early: one more model call, with no tools offered.
 FINAL_SYNTHESIS_INSTRUCTION = (
@@ -37,11 +37,14 @@ def _output(report: CheckReport) -> str:
     return f" The end of its output:\n```\n{shown}\n```" if shown else ""
 
 
-def check_before_text(report: CheckReport, target: str | None = None) -> str:
+def check_before_text(
+    report: CheckReport, target: str | None = None, beside: tuple[str, ...] = ()
+) -> str:
     """Added to the task: how the check stands before any change. With `target` (a fix of one
     file), a failing check ends by asking again for the corrected function in a block, naming
     the file: after a test report, Qwen2.5-Coder 1.5B otherwise "fixed" lines of the report
-    (`edit_file` on `assert median([4, 1, 3, 2]) == 2.5`)."""
+    (`edit_file` on `assert median([4, 1, 3, 2]) == 2.5`). `beside`: the files the task showed
+    as where the bug may be instead (`RunState.beside`), named with the target."""
     command = f"`{report.command}`"
     if report.passed:
         return (
@@ -57,10 +60,28 @@ def check_before_text(report: CheckReport, target: str | None = None) -> str:
         return f"{failed}{_test_is_right(target)} Change that code so that the check passes: " + (
             _block_ask_of(None)
         )
+    if beside:
+        return (
+            f"{failed}The test is right; the bug is in {_where(target, beside)}. Change that "
+            f"code so that the check passes: {_block_ask_beside(target, beside)}"
+        )
     return (
         f"{failed}The test is right; the bug is in {target}. Change {target} so that the "
         f"check passes: {BLOCK_ASK}."
     )
+
+
+def _where(target: str, beside: tuple[str, ...]) -> str:
+    """Where the bug may be: the run's target or a file the task showed beside it. Told "the
+    bug is in textstats/report.py" after it had sent back textstats/words.py, where the bug
+    was, Qwen2.5-Coder 1.5B turned to report.py for the rest of the run (bench/effect
+    corpus_multi 08_word_count, 2026-12-07)."""
+    files = (target, *beside)
+    return f"{', '.join(files[:-1])} or {files[-1]}"
+
+
+def _block_ask_beside(target: str, beside: tuple[str, ...]) -> str:
+    return f"{BLOCK_ASK}{other_file_clause(target, beside[0])}."
 
 
 def _test_is_right(target: str) -> str:
@@ -89,7 +110,12 @@ def no_block_text(target: str) -> str:
 
 
 def unchanged_text(
-    sent: str, target: str, withheld: CheckReport | None = None, *, layout: bool = False
+    sent: str,
+    target: str,
+    withheld: CheckReport | None = None,
+    *,
+    layout: bool = False,
+    beside: tuple[str, ...] = (),
 ) -> str:
     """A code block that is file `sent`'s code as it is now while the check fails, on a run
     whose target is `target`. With `withheld` (the model has not yet seen the failing check:
@@ -97,13 +123,19 @@ def unchanged_text(
     file the block was code of: on a test target, told "the same as the current code of
     tests/test_x.py" about the module it had sent back, Qwen2.5-Coder 1.5B re-sent the test
     (bench/effect corpus_multi 02_slugify, 04_duration, 06_inventory, 2026-12-02). `layout`:
-    the block changed only blank lines, comments or layout of that code."""
+    the block changed only blank lines, comments or layout of that code. `beside`: as for
+    `check_before_text`; the target sent back is then asked about with those files."""
     head = unchanged_head(sent, layout=layout)
     if withheld is not None:
-        return f"{head}.\n\n{check_before_text(withheld, target)}"
+        return f"{head}.\n\n{check_before_text(withheld, target, beside)}"
     if sent == target and is_test_path(target):
         return f"{head}, and the check still fails. {_test_is_right(target)} Fix that code: " + (
             _block_ask_of(None)
+        )
+    if sent == target and beside:
+        return (
+            f"{head}, and the check still fails. Find the line of {_where(target, beside)} "
+            f"that causes the failure, then {_block_ask_beside(target, beside)}"
         )
     ask = f"{BLOCK_ASK}." if sent == target else _block_ask_of(sent)
     return (
@@ -156,10 +188,12 @@ def tried_fix_text(
     )
 
 
-def candidate_request_text(tried: list[str], target: str | None) -> str:
+def candidate_request_text(
+    tried: list[str], target: str | None, beside: tuple[str, ...] = ()
+) -> str:
     """The request for another candidate fix after `tried` (from `tried_fix_text`) failed. On
     a test target it asks for a fix of the code the test tests: asked for "a different fix of
-    tests/test_x.py", a small model rewrites the test."""
+    tests/test_x.py", a small model rewrites the test. `beside`: as for `check_before_text`."""
     head = (
         "Your fix was tried on a copy of the workspace, and it does not pass the check:"
         if len(tried) == 1
@@ -167,6 +201,9 @@ def candidate_request_text(tried: list[str], target: str | None) -> str:
     )
     if target is not None and is_test_path(target):
         ask = f"{_test_is_right(target)} Write a different fix of that code: {_block_ask_of(None)}"
+    elif target is not None and beside:
+        where = _where(target, beside)
+        ask = f"Write a different fix of {where}: {_block_ask_beside(target, beside)}"
     else:
         where = f" of {target}" if target else ""
         ask = f"Write a different fix{where}: {BLOCK_ASK}."

@@ -61,7 +61,7 @@ def block_calls(
     if sent is not None and state.check_fails_now and state.target:
         unchanged = True
         withheld, state.withheld_check = state.withheld_check, None
-        refusal = unchanged_text(sent, state.target, withheld, layout=layout)
+        refusal = unchanged_text(sent, state.target, withheld, layout=layout, beside=state.beside)
     if code_first and reading == CodeReading() and state.target and visible.strip():
         refusal = no_block_text(state.target)  # asked for code only, it answered without
     retries = unchanged and unchanged_notes is not None
@@ -205,7 +205,7 @@ def add_first_check(state: RunState, report: CheckReport, *, verifies: bool) -> 
         state.withheld_check = report
         return
     task = state.messages[-1]  # the task: the last message before the first turn
-    content = f"{task.content}\n\n{check_before_text(report, state.target)}"
+    content = f"{task.content}\n\n{check_before_text(report, state.target, state.beside)}"
     state.messages[-1] = task.model_copy(update={"content": content})
 
 

@@ -88,6 +88,7 @@ class AgentLoop:
         *,
         run_id: str | None = None,
         target: str | None = None,
+        beside: tuple[str, ...] = (),
         checker: Checker | None = None,
         history: Sequence[Message] = (),
         first_check: CheckReport | None = None,
@@ -95,7 +96,9 @@ class AgentLoop:
         """Start a run on `task`, the user prompt the front end composed.
 
         `target`: the file the run is asked to change (a code block in an answer is read as an
-        edit of it). `checker`: the check command, run before the first turn and after edits.
+        edit of it). `beside`: the files the task showed beside the target as where the bug may
+        be instead (a failing test's module under test and the files it uses). `checker`: the
+        check command, run before the first turn and after edits.
         `history`: an earlier run's conversation as its model saw it (without its system
         message), which this run continues with `task` as the user's next message (a follow-up
         turn); the run still has its own budget and guards. `first_check`: the check's report
@@ -113,6 +116,7 @@ class AgentLoop:
                 Message(role="user", content=task),
             ],
             target=target,
+            beside=beside,
         )
         return await _Run(self, state, checker).start(first_check)
 

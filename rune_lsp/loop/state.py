@@ -225,6 +225,9 @@ class RunState(BaseModel):
     # The file the run was asked to change, as the model names it: a fenced code block in an
     # answer is read as an edit of it (answers/code/reading.py). None: no code blocks are read.
     target: str | None = None
+    # The files the task showed beside the target as where the bug may be instead (a failing
+    # test's module under test and the files it uses): the notes name them with the target.
+    beside: tuple[str, ...] = ()
     block_notes: int = 0  # times the model was told why its code block was not used
     # The check before the first model turn: True failing, False passing, None not run.
     check_failing: bool | None = None

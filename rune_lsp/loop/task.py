@@ -149,10 +149,7 @@ class FixTask(BaseModel):
             return f"{BLOCK_ASK.capitalize()}."
         # Shown a test and the module it tests, Qwen2.5-Coder 1.5B must say which file its
         # block is for, or it is read as code of the test (issue 26).
-        return (
-            f"{BLOCK_ASK.capitalize()}; for a fix in another file than {self.path}, name that "
-            f"file on the block's first line, e.g. `{FILE_NAME_LINE}{self.related[0].path}`."
-        )
+        return f"{BLOCK_ASK.capitalize()}{other_file_clause(self.path, self.related[0].path)}."
 
     def _excerpt(self, lines: list[str]) -> str:
         if not lines:
@@ -175,6 +172,15 @@ class FixTask(BaseModel):
             f"Excerpt (lines {first + 1}-{last + 1} of {len(lines)}; "
             f"use read_file for the rest):\n{shown}"
         )
+
+
+def other_file_clause(target: str, example: str) -> str:
+    """What follows the ask for a block when files beside `target` were shown as where the bug
+    may be instead: how a block names its file (`example`, one of them)."""
+    return (
+        f"; for a fix in another file than {target}, name that file on the block's first line, "
+        f"e.g. `{FILE_NAME_LINE}{example}`"
+    )
 
 
 def _test_shown(test: RelatedFile) -> str:

@@ -94,7 +94,8 @@ def with_check_output(
     if moved is not None:
         tests = failing_tests_shown(tools, path, task.text, output)
         moved_task = task.moved_to(moved.path, moved.text, moved.focus, moved.beside, tests)
-        return Recomposed(moved_task.prompt(), moved.file)
+        beside = tuple(related.path for related in moved_task.related)
+        return Recomposed(moved_task.prompt(), moved.file, beside)
     focus = failing_focus(tools, path, task.text, output)
     return Recomposed(task.model_copy(update={"related": related, "focus": focus}).prompt())
 

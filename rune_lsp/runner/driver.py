@@ -82,6 +82,8 @@ class Recomposed:
 
     task: str
     target: Path | None = None
+    #: The files shown beside `target` as where the bug may be instead, as the model names them.
+    beside: tuple[str, ...] = ()
 
 
 @dataclass
@@ -113,6 +115,7 @@ class RunDriver:
     recompose: Callable[[str, bool, Spectrum], Recomposed] | None = None
     #: The file the run fixes when it is not the document: the module under test.
     _moved_to: Path | None = field(init=False, default=None)
+    _beside: tuple[str, ...] = field(init=False, default=())
     #: Set when the run ended because its check cannot run: the front end tells the user.
     unrunnable: CheckCannotRun | None = field(init=False, default=None)
     #: Candidate fixes' checks in a scratch copy (with `candidates` > 1 and a check).
@@ -151,7 +154,7 @@ class RunDriver:
                     spectrum = await self.candidates.spectrum()
                 output = f"{record.stdout_tail}\n{record.stderr_tail}"
                 recomposed = self.recompose(output, not first.passed, spectrum)
-                self._moved_to = recomposed.target
+                self._moved_to, self._beside = recomposed.target, recomposed.beside
                 self.meta = replace(self.meta, task=recomposed.task)
                 if recomposed.target is not None:
                     moved = self._shown(recomposed.target)
@@ -160,6 +163,7 @@ class RunDriver:
             self.meta.task,
             run_id=run_id,
             target=self._target(),
+            beside=self._beside,
             checker=self._feed,
             history=self.history,
             first_check=first_check,

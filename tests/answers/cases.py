@@ -8,7 +8,9 @@ A case folder holds:
   optional `calls` (the calls the text-call reader must find; see `ExpectedCall`) and, for
   `unchanged`, optional `unchanged` (the files the blocks are code of, when the answer names
   one: the loop's note names it), and for `placed` optional `layout_only` (the edits change
-  only layout: while the tests fail, the loop takes them as the code sent back);
+  only layout: while the tests fail, the loop takes them as the code sent back), optional
+  `shown` (the files the run showed beside the target, which a block may be code of instead:
+  answers/code/owner.py);
 - `answer.md`: the model's raw text, verbatim;
 - `before/<relative paths>`: the files as they were (the target among them, unless the case is
   about an unreadable target);
@@ -55,6 +57,9 @@ class CaseSpec(BaseModel):
     unchanged: tuple[str, ...] | None = None
     #: For `placed`: whether the edits change only blank lines, comments or layout.
     layout_only: bool = False
+    #: The files the run showed the model beside the target (a failing test's module under
+    #: test and the files it uses).
+    shown: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ async def read(case: Case, kind: str) -> TurnReading[object]:
         offered=TOOLS,
         target=case.spec.target,
         fetch=fetch,
+        shown=case.spec.shown,
     )
 
 

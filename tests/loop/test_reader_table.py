@@ -126,11 +126,13 @@ async def test_a_cancel_while_a_big_answer_is_read_is_answered_before_the_read_e
     release = threading.Event()
     finished_reads: list[bool] = []
 
-    def slow_read(text: str, files: dict[str, str], target: str) -> CodeReading:
+    def slow_read(
+        text: str, files: dict[str, str], target: str, shown: tuple[str, ...]
+    ) -> CodeReading:
         entered.set()
         release.wait(timeout=30)  # only a guard against a hang; released below
         finished_reads.append(True)
-        return read_code(text, files, target)
+        return read_code(text, files, target, shown)
 
     monkeypatch.setattr(answers_turn, "read_code", slow_read)
     model = ScriptedModel.of(answer(f"```python\n{FIXED}```"))

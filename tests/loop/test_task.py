@@ -172,6 +172,18 @@ def test_a_failing_check_on_code_still_names_the_code() -> None:
     assert "The test is right; the bug is in pkg/x.py. Change pkg/x.py" in said
 
 
+def test_a_failing_check_on_code_names_the_files_shown_beside_it_too() -> None:
+    report = CheckReport(command="pytest -q", exit_code=1, output="assert -1 == 3")
+
+    said = check_before_text(report, "pkg/x.py", ("pkg/y.py", "pkg/z.py"))
+
+    assert "The test is right; the bug is in pkg/x.py, pkg/y.py or pkg/z.py. Change that" in said
+    assert said.endswith(
+        "for a fix in another file than pkg/x.py, name that file on the block's first line, "
+        "e.g. `# file: pkg/y.py`."
+    )
+
+
 def test_a_long_file_with_a_focus_shows_each_stretch_as_its_own_excerpt() -> None:
     text = "".join(f"line{n} = {n}\n" for n in range(1, 2001))
     task = FixTask(path="tests/test_x.py", text=text, focus=((1, 3), (1500, 1502)))

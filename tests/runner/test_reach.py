@@ -120,7 +120,9 @@ async def test_with_one_candidate_the_verdict_on_the_module_joins_the_task(
 
     assert first.startswith("Task: The test fails.\nFile: pkg/core.py\n")
     assert "ZeroDivisionError" in first
-    assert "the bug is in pkg/core.py. Change pkg/core.py so that the check passes" in first
+    # The file shown beside the module is named with it: the bug may be there instead.
+    assert "the bug is in pkg/core.py or pkg/api.py. Change that code so that" in first
+    assert "e.g. `# file: pkg/api.py`." in first
 
 
 async def test_a_block_for_the_module_is_its_edit_reviewed(workspace: Path, tmp_path: Path) -> None:

@@ -14,11 +14,14 @@ the model can act on (`prompts.py`); it never guesses. How one block is placed i
   block for a file the caller could not read, or a Python result with a fault the file did not
   have (`faults.py`: it would not parse, holds a method out of its class, reads a name before
   or without binding it) refuse the whole answer;
-- blocks that place nowhere are usage examples when another block placed, else refused.
+- blocks that place nowhere are usage examples when another block placed, else refused;
+- a Python block whose file defines none of its definitions is the code of the one other file
+  the run showed the model that defines them all (`owner.py`), when there is one.
 
 Each file gets one `FileEdit`: the changed lines of its current text, widened with context
 until unique; every other line is kept byte for byte, line endings included.
-Pure: the caller supplies the current text of the target and of `named_paths(answer, target)`.
+Pure: the caller supplies the current text of the target, of `named_paths(answer, target)` and
+of the files the run showed beside the target.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from rune_lsp.answers.code.by_text import Miss
 from rune_lsp.answers.code.faults import added_fault
 from rune_lsp.answers.code.fences import Fence, answer_blocks, speaks
 from rune_lsp.answers.code.layout import layout_only
+from rune_lsp.answers.code.owner import shown_owner
 from rune_lsp.answers.code.placing import Block, place
 from rune_lsp.answers.code.spans import FileText, Replace, agreeing, disjoint, minimal_edit
 
@@ -72,15 +76,20 @@ def named_paths(answer: str, target: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def read_code(answer: str, files: Mapping[str, str], target: str) -> CodeReading:
+def read_code(
+    answer: str, files: Mapping[str, str], target: str, shown: tuple[str, ...] = ()
+) -> CodeReading:
     """The edits `answer`'s code blocks propose; `files[target]` is the target's current text,
-    and `files` holds whichever of `named_paths(answer, target)` the caller could read."""
+    and `files` holds whichever of `named_paths(answer, target)` and of `shown` (the other
+    files the run showed the model) the caller could read."""
     by_path: dict[str, list[Block]] = {}
     for fence in answer_blocks(answer):
         path = _path_of(fence, files, target)
         if isinstance(path, _Refused):
             return CodeReading(refusal=prompts.refusal(path.reason, target))
         block = Block.of(fence.lines)
+        if shown and speaks(fence.tag, path):
+            path = shown_owner(block.lines, path, files, (target, *shown)) or path
         if not speaks(fence.tag, path) or not block.lines:
             continue
         if path not in files:
